@@ -1,0 +1,59 @@
+"""The authoring cache: one JSON file per block key, written atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What running a block produced.
+
+    Attributes:
+        output: Everything the block printed, unnormalised (what readers see).
+        error: The formatted traceback if the block raised, else `None`.
+    """
+
+    output: str
+    error: str | None = None
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to `path` so that a reader sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class BlockCache:
+    """Outcomes on disk, keyed by block key; an unreadable entry is a miss."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory / "blocks"
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Outcome | None:
+        """The stored outcome, or `None` when absent or corrupt."""
+        try:
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+            return Outcome(output=data["output"], error=data["error"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, key: str, outcome: Outcome) -> None:
+        """Store an outcome atomically."""
+        write_atomically(self._path(key), json.dumps(asdict(outcome)))
