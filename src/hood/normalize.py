@@ -36,15 +36,16 @@ RULES: tuple[Rule, ...] = (
         re.MULTILINE,
     ),
     _rule("uuid", r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "<uuid>"),
-    _rule("compiled-fn", r"__compiled_fn_\d+(_[0-9a-f_]+)?", "__compiled_fn_<n>"),
+    _rule("compiled-fn", r"__compiled_fn_\d+(_[0-9a-f]{8}(_[0-9a-f]{4}){3}_[0-9a-f]{12})?", "__compiled_fn_<n>"),
     _rule("resume-fn", r"(__resume_at|torch_dynamo_resume_in_\w+?_at)_\d+(_\d+)?", r"\1_<n>"),
     _rule(
         "torch-build-path",
-        r"(?:/__w/pytorch/pytorch|/pytorch|/var/lib/jenkins/workspace)/((?:build/)?(?:aten|torch|c10)/[\w/.+-]+?):\d+",
+        r"(?:/__w/pytorch/pytorch|/pytorch|/var/lib/jenkins/workspace)/((?:build/)?(?:aten|torch|c10)/[\w/.+-]+?)(?::\d+|(?=\s))",
         r"<torch-src>/\1:<line>",
     ),
-    _rule("site-packages", r"/\S*?/site-packages/([\w/.+-]+?\.py)(:\d+|\", line \d+)?", r"<site-packages>/\1<line>"),
-    _rule("tmp-path", r"/tmp/[\w/.+-]+", "<tmp>"),
+    _rule("site-packages", r"/[^\s\"']*?/site-packages/([\w/.+-]+?\.py)(?::\d+)?", r"<site-packages>/\1:<line>"),
+    _rule("tmp-path", r"/tmp/[\w/.+-]+?(\.py)?(?::\d+)?(?=[\s\"',)]|$)", r"<tmp>\1", re.MULTILINE),
+    _rule("python-line", r'(File "[^"]+", line )\d+', r"\1<line>"),
     _rule("address", r"\b0x[0-9a-fA-F]{6,}\b", "0x<addr>"),
     _rule("pointer", r"\b(data_ptr|storage_ptr|ptr|id)([=:]\s*)\d{6,}\b", r"\1\2<ptr>"),
     _rule("hash", r"\b[0-9a-z]{52}\b|\b[0-9a-f]{40,64}\b", "<hash>"),
@@ -90,8 +91,10 @@ def normalise_profiler_table(text: str) -> str:
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
 
-def normalise(text: str) -> str:
-    """Apply the profiler-table rewrite, then every rule of `RULES`."""
+def normalise(text: str, root: str | None = None) -> str:
+    """Apply the profiler-table rewrite, then every rule of `RULES`; `root` (the project path) becomes `<repo>`."""
+    if root:
+        text = text.replace(root.rstrip("/"), "<repo>")
     text = RULES[0].apply(text)
     text = normalise_profiler_table(text)
     for rule in RULES[1:]:

@@ -7,6 +7,7 @@ whole build only once the last language is done.
 from __future__ import annotations
 
 import logging
+import sys
 from functools import partial
 from pathlib import Path, PurePosixPath
 
@@ -72,7 +73,7 @@ def run_block(code: str, returncode: int = 0, session: str | None = None, id: st
     block_id = id or f"block-{state.block_count}"
     if not id:
         state.report.add(Problem(state.page, block_id, "no id", f'give the block an id: ```python exec="on" id="..."'))
-    state.blocks.setdefault(state.language, {}).setdefault(state.page, []).append(block_id)
+    state.blocks[state.language][state.page].append(block_id)
     outcome = state.engine.run(Block(state.page, block_id, code, session or None))
     if outcome.error is not None:
         state.report.add(
@@ -89,7 +90,7 @@ def _compare_with_trace(state: BuildState, block_id: str, output: str) -> str:
             state.report.add(Problem(state.page, block_id, "not deterministic", "the same block printed different outputs in one build"))
         return ""
     state.traces_seen[path] = output
-    check = check_trace(path, render_trace(state.page, block_id, state.torch_version, normalise(output)))
+    check = check_trace(path, render_trace(state.page, block_id, state.torch_version, normalise(output, root=str(state.settings.root))))
     if check.ok:
         return ""
     rel = path.relative_to(state.settings.root)
@@ -149,6 +150,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         assert _state is not None
         _state.page = _page_path(page.file.src_uri, _state.language)
         _state.block_count = 0
+        _state.blocks.setdefault(_state.language, {})[_state.page] = []
         _state.engine.begin_page(_state.page)
         missing = missing_includes(markdown, Path(config.config_file_path).parent / self.config.snippets_dir)
         if missing:
@@ -185,7 +187,10 @@ class HoodPlugin(BasePlugin[HoodConfig]):
             else:
                 state.report.add(Problem(str(rel), "*", "orphan trace", f"no block writes it; run `{BLESS_COMMAND}` to remove it"))
         executed = sum(state.engine.executions.values())
-        log.info("hood: %d blocks executed, %d traces checked", executed, len(state.traces_seen))
+        log.info(
+            "hood: %d blocks executed, %d traces checked, torch imported: %s",
+            executed, len(state.traces_seen), "torch" in sys.modules,
+        )
         message = state.report.render()
         if message and state.settings.check:
             raise Abort(message)

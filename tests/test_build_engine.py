@@ -1,0 +1,129 @@
+"""The engine: once per build, a cache that makes warm rebuilds free, sessions replayed, atomic writes."""
+
+from __future__ import annotations
+
+import filecmp
+import os
+
+import pytest
+
+from hood.build.cache import BlockCache, Outcome, write_atomically
+from hood.build.engine import Block, Engine, captured_stdout
+from hood.build.settings import Settings
+from tests.sitekit import build, copy_project, mini_project
+
+SESSION_PAGE = '''# Home
+
+```python exec="on" id="define" session="s" result="text"
+value = 41
+print("defined")
+```
+
+```python exec="on" id="use" session="s" result="text"
+print(value + {step})
+```
+'''
+
+
+def test_each_block_runs_once_across_languages(tmp_path):
+    project = mini_project(tmp_path, SESSION_PAGE.format(step=1))
+    result = build(project, mode="bless")
+    assert result.returncode == 0, result.output
+    assert result.executions() == [("index.md", "define"), ("index.md", "use")]
+    assert "42" in result.page("index.html") and "42" in result.page("es/index.html")
+
+
+def test_an_unchanged_rebuild_executes_nothing_and_imports_no_torch(tmp_path):
+    project = mini_project(tmp_path, SESSION_PAGE.format(step=1))
+    assert build(project, mode="bless").returncode == 0
+    first = build(project, mode="lenient", cache=True)
+    assert len(first.executions()) == 2
+    second = build(project, mode="lenient", cache=True)
+    assert second.returncode == 0
+    assert second.executions() == []
+    assert "hood: 0 blocks executed, 2 traces checked, torch imported: False" in second.output
+    assert "42" in second.page("index.html")
+
+
+def test_the_check_build_never_reads_the_cache(tmp_path):
+    project = mini_project(tmp_path, SESSION_PAGE.format(step=1))
+    assert build(project, mode="bless").returncode == 0
+    build(project, mode="lenient", cache=True)
+    result = build(project, mode="check", cache=True)
+    assert result.returncode == 0, result.output
+    assert len(result.executions()) == 2
+
+
+def test_editing_a_later_session_block_replays_the_earlier_one(tmp_path):
+    project = mini_project(tmp_path, SESSION_PAGE.format(step=1))
+    assert build(project, mode="bless").returncode == 0
+    build(project, mode="lenient", cache=True)
+    for language in ("en", "es"):
+        (project / "docs" / language / "index.md").write_text(SESSION_PAGE.format(step=2))
+    result = build(project, mode="lenient", cache=True)
+    assert result.returncode == 0
+    assert result.executions() == [("index.md", "use")]
+    assert "43" in result.page("index.html")
+
+
+def test_an_edited_snippet_changes_the_key(tmp_path):
+    page = '# Home\n\n```python exec="on" id="a" result="text"\n--8<-- "a.py"\n```\n'
+    project = mini_project(tmp_path, page, snippets={"a.py": "print('one')\n"})
+    build(project, mode="lenient", cache=True)
+    (project / "snippets" / "a.py").write_text("print('two')\n")
+    result = build(project, mode="lenient", cache=True)
+    assert result.executions() == [("index.md", "a")]
+    assert "two" in result.page("index.html")
+
+
+def test_two_cold_builds_write_byte_identical_traces(tmp_path):
+    traces = []
+    for name in ("one", "two"):
+        project = copy_project(tmp_path / name)
+        for trace in (project / "traces").rglob("*.txt"):
+            trace.unlink()
+        assert build(project, mode="bless").returncode == 0
+        traces.append(project / "traces")
+    comparison = filecmp.dircmp(*traces)
+    assert comparison.left_list and not comparison.diff_files and not comparison.left_only and not comparison.right_only
+    for sub in comparison.subdirs.values():
+        assert sub.left_list and not sub.diff_files and not sub.left_only and not sub.right_only
+
+
+def test_atomic_write_leaves_the_old_file_when_interrupted(tmp_path, monkeypatch):
+    target = tmp_path / "entry.json"
+    write_atomically(target, "old")
+
+    def killed(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomically(target, "new")
+    assert target.read_text() == "old"
+    assert list(tmp_path.iterdir()) == [target]
+
+
+def test_a_corrupt_cache_entry_is_a_miss(tmp_path):
+    cache = BlockCache(tmp_path)
+    cache.put("ab" * 32, Outcome("out"))
+    assert cache.get("ab" * 32) == Outcome("out")
+    (tmp_path / "blocks" / "ab" / f"{'ab' * 32}.json").write_text('{"output": "tru')
+    assert cache.get("ab" * 32) is None
+
+
+def test_blocks_start_from_seeded_state(tmp_path):
+    engine = Engine(Settings(root=tmp_path, use_cache=False), "fp-seeded")
+    code = "import torch\nprint(torch.rand(2).tolist())\ntorch.rand(100)\n"
+    first = engine.run(Block("p.md", "a", code))
+    second = engine.run(Block("p.md", "b", code + "\n"))
+    assert first.output == second.output
+
+
+def test_stdout_from_c_code_is_captured(tmp_path):
+    import ctypes
+
+    with captured_stdout() as out:
+        print("python")
+        ctypes.CDLL(None).printf(b"from C\n")
+    assert out.getvalue() == "python\nfrom C\n"
