@@ -69,6 +69,8 @@ def run_block(code: str, returncode: int = 0, session: str | None = None, id: st
     state = _state
     if state is None:
         raise PluginError("the hood plugin must be listed in mkdocs.yml after markdown-exec")
+    if not state.settings.execute:
+        return ""
     state.block_count += 1
     block_id = id or f"block-{state.block_count}"
     if not id:
@@ -168,29 +170,37 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         if getattr(i18n, "building", False) or _state is None:
             return
         state = _state
-        languages = sorted(state.blocks)
-        if len(languages) > 1:
-            base = state.blocks[languages[0]]
-            for other in languages[1:]:
-                for page in sorted(set(base) | set(state.blocks[other])):
-                    if base.get(page, []) != state.blocks[other].get(page, []):
-                        state.report.add(Problem(
-                            page, "*", "translation",
-                            f"blocks differ between {languages[0]} {base.get(page, [])} and {other} "
-                            f"{state.blocks[other].get(page, [])}: both languages must run the same blocks",
-                        ))
-        for orphan in orphan_traces(state.settings.traces_dir, set(state.traces_seen)):
-            rel = orphan.relative_to(state.settings.root)
-            if state.settings.bless:
-                orphan.unlink()
-                log.info("removed orphan trace %s", rel)
-            else:
-                state.report.add(Problem(str(rel), "*", "orphan trace", f"no block writes it; run `{BLESS_COMMAND}` to remove it"))
-        executed = sum(state.engine.executions.values())
+        if state.settings.execute:
+            _check_translations(state)
+            _check_orphans(state)
         log.info(
             "hood: %d blocks executed, %d traces checked, torch imported: %s",
-            executed, len(state.traces_seen), "torch" in sys.modules,
+            sum(state.engine.executions.values()), len(state.traces_seen), "torch" in sys.modules,
         )
         message = state.report.render()
         if message and state.settings.check:
             raise Abort(message)
+
+
+def _check_translations(state: BuildState) -> None:
+    """Every language must run the same blocks on the same pages."""
+    first, *others = sorted(state.blocks)
+    for other in others:
+        for page in sorted(set(state.blocks[first]) | set(state.blocks[other])):
+            ours, theirs = state.blocks[first].get(page, []), state.blocks[other].get(page, [])
+            if ours != theirs:
+                state.report.add(Problem(
+                    page, "*", "translation",
+                    f"blocks differ between {first} {ours} and {other} {theirs}: both languages must run the same blocks",
+                ))
+
+
+def _check_orphans(state: BuildState) -> None:
+    """A trace no block wrote is stale: bless removes it, a check build reports it."""
+    for orphan in orphan_traces(state.settings.traces_dir, set(state.traces_seen)):
+        rel = orphan.relative_to(state.settings.root)
+        if state.settings.bless:
+            orphan.unlink()
+            log.info("removed orphan trace %s", rel)
+        else:
+            state.report.add(Problem(str(rel), "*", "orphan trace", f"no block writes it; run `{BLESS_COMMAND}` to remove it"))

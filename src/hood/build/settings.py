@@ -22,6 +22,7 @@ class Settings:
         use_cache: Read and write the authoring cache.
         cache_dir: Where the authoring cache and the Inductor cache live (ignored by git).
         traces_dir: Where the committed traces live.
+        execute: Run blocks at all (`HOOD_EXECUTE=off` renders them empty: the benchmark's floor).
         exec_log: If set, one line per executed block is appended there (used by tests and the benchmark).
         threads: Intra-op threads every block runs with.
         simdlen: Inductor's C++ vector width (8 floats = AVX2).
@@ -34,6 +35,7 @@ class Settings:
     use_cache: bool = True
     cache_dir: Path = Path(".cache/hood")
     traces_dir: Path = Path("traces")
+    execute: bool = True
     exec_log: Path | None = None
     threads: int = 2
     simdlen: int = 8
@@ -41,7 +43,7 @@ class Settings:
 
     @classmethod
     def from_env(cls, root: Path, *, strict: bool = False) -> Settings:
-        """Read `HOOD_CHECK`, `HOOD_BLESS`, `HOOD_CACHE`, `HOOD_CACHE_DIR` and `HOOD_EXEC_LOG`.
+        """Read `HOOD_CHECK`, `HOOD_BLESS`, `HOOD_CACHE`, `HOOD_CACHE_DIR`, `HOOD_EXECUTE` and `HOOD_EXEC_LOG`.
 
         A `--strict` build is a check build too.
         """
@@ -56,6 +58,7 @@ class Settings:
             use_cache=not (check or bless or cache_off),
             cache_dir=Path(os.environ.get("HOOD_CACHE_DIR", root / ".cache" / "hood")),
             traces_dir=root / "traces",
+            execute=os.environ.get("HOOD_EXECUTE", "on").lower() not in {"0", "off", "no", "false"},
             exec_log=Path(exec_log) if exec_log else None,
         )
 

@@ -1,0 +1,78 @@
+"""Build a copy of the site in a temporary folder, the way `make build` would: for tests and the benchmark."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+"""The project root of this checkout."""
+
+
+@dataclass
+class Build:
+    """A finished `mkdocs build` of a project folder."""
+
+    project: Path
+    returncode: int
+    output: str
+
+    @property
+    def site(self) -> Path:
+        """The built site."""
+        return self.project / "site"
+
+    def executions(self) -> list[tuple[str, str]]:
+        """(page, block id) for each block the engine executed, in order."""
+        log = self.project / "exec.log"
+        if not log.exists():
+            return []
+        return [tuple(line.split("\t")[1:3]) for line in log.read_text().splitlines()]
+
+    def page(self, path: str) -> str:
+        """The HTML of a built page."""
+        return (self.site / path).read_text(encoding="utf-8")
+
+
+def copy_project(dest: Path) -> Path:
+    """A copy of the real project: config, pages, snippets and traces; `src` is linked, not copied."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("docs", "snippets", "traces"):
+        if (ROOT / name).exists():
+            shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
+    (dest / "src").symlink_to(ROOT / "src")
+    return dest
+
+
+def build_env(project: Path, *, mode: str, cache: bool) -> dict[str, str]:
+    """The environment of a build of `project` in `mode` (`check`, `bless`, `lenient` or `no-exec`)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOOD_")}
+    env.update(
+        NO_MKDOCS_2_WARNING="1",
+        HOOD_CACHE_DIR=str(project / ".cache"),
+        HOOD_EXEC_LOG=str(project / "exec.log"),
+        HOOD_CACHE="on" if cache else "off",
+    )
+    if mode == "check":
+        env["HOOD_CHECK"] = "1"
+    elif mode == "bless":
+        env["HOOD_BLESS"] = "1"
+    elif mode == "no-exec":
+        env["HOOD_EXECUTE"] = "off"
+    return env
+
+
+def build(project: Path, *, mode: str = "check", cache: bool = False, extra_env: dict[str, str] | None = None) -> Build:
+    """Run `mkdocs build` on `project`: `check` (strict, as CI), `bless`, `lenient` (a reader's) or `no-exec`."""
+    env = build_env(project, mode=mode, cache=cache) | (extra_env or {})
+    args = [sys.executable, "-m", "mkdocs", "build", "-f", str(project / "mkdocs.yml"), "-d", str(project / "site")]
+    if mode == "check":
+        args.append("--strict")
+    (project / "exec.log").unlink(missing_ok=True)
+    proc = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True, timeout=3600, check=False)
+    return Build(project, proc.returncode, proc.stdout + proc.stderr)

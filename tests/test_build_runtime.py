@@ -1,0 +1,34 @@
+"""The known state: modules re-imported after edits, Inductor and ATen pinned before torch loads."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from hood.build import runtime
+
+
+def test_purge_drops_snippets_and_capture_modules_but_keeps_the_build_layer():
+    import snippets.running_example  # noqa: F401
+
+    stale = runtime.purge_project_modules()
+    assert "snippets.running_example" in stale
+    assert "snippets.running_example" not in sys.modules
+    assert "hood.build.runtime" in sys.modules and "hood" in sys.modules
+
+
+def test_inductor_is_pinned_when_it_is_first_imported(tmp_path):
+    code = textwrap.dedent(f"""
+        from pathlib import Path
+        from hood.build import runtime
+        from hood.build.settings import Settings
+        runtime.pin_process(Settings(root=Path('.')), {str(tmp_path / 'inductor')!r})
+        import os, torch
+        import torch._inductor.config as config
+        print(config.cpp.simdlen, os.environ['ATEN_CPU_CAPABILITY'], os.environ['TORCHINDUCTOR_CACHE_DIR'])
+        print(torch.backends.cpu.get_cpu_capability())
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[:3] == ["8", "avx2", str(tmp_path / "inductor")]
+    assert out[3] == "AVX2"
