@@ -1,0 +1,51 @@
+"""What every lab's runnable module shares: `--out DIR`, the deliverable files and `manifest.json`."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.metadata
+import json
+import platform
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+
+from hood.build.cache import write_atomically
+
+
+def code_hash(paths: Iterable[Path]) -> str:
+    """SHA-256 over the given source files (name and content), in the given order."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(Path(path).name.encode() + b"\0" + Path(path).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def manifest(*, lab: str, seed: int, code: Iterable[Path]) -> dict[str, str | int]:
+    """The run's identity: lab, torch version, seed, UTC timestamp, code hash, Python version."""
+    return {
+        "lab": lab,
+        "torch": importlib.metadata.version("torch"),
+        "python": platform.python_version(),
+        "seed": seed,
+        "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "code_sha256": code_hash(code),
+    }
+
+
+def write_deliverables(out: Path, files: dict[str, str], meta: dict[str, str | int]) -> list[Path]:
+    """Write each deliverable and `manifest.json` into `out` (atomically, file by file); return the paths."""
+    written = []
+    for name, text in {**files, "manifest.json": json.dumps(meta, indent=2) + "\n"}.items():
+        path = Path(out) / name
+        write_atomically(path, text)
+        written.append(path)
+    return written
+
+
+def parse_out(description: str, argv: list[str] | None = None) -> Path:
+    """The `--out DIR` argument every lab module takes."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, required=True, help="folder for the lab's deliverables")
+    return parser.parse_args(argv).out
