@@ -97,3 +97,12 @@ def test_an_orphan_trace_fails_and_blessing_removes_it(tmp_path):
     assert "traces/index/gone.txt" in result.output and "orphan trace" in result.output
     assert build(project, mode="bless").returncode == 0
     assert not orphan.exists()
+
+
+def test_a_measurement_block_is_shown_but_never_traced(tmp_path):
+    page = '# Home\n\n```python exec="on" id="timing" trace="off" result="text"\nimport time\nprint(time.time_ns())\n```\n'
+    project = mini_project(tmp_path, page)
+    result = build(project, mode="check")
+    assert result.returncode == 0, result.output
+    assert not (project / "traces").exists() or not list((project / "traces").rglob("*.txt"))
+    assert result.executions() == [("index.md", "timing")]

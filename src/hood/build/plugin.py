@@ -65,7 +65,11 @@ def _page_path(src_uri: str, language: str) -> str:
 
 
 def run_block(code: str, returncode: int = 0, session: str | None = None, id: str | None = None, **extra: str) -> str:  # noqa: A002, ARG001
-    """markdown-exec's `run` for Python: the engine's outcome, with its trace checked."""
+    """markdown-exec's `run` for Python: the engine's outcome, with its trace checked.
+
+    A block with the option `trace="off"` (a timing, or a plot of timings) runs once like any other, but its
+    output is shown without being compared: measurements are not traces.
+    """
     state = _state
     if state is None:
         raise PluginError("the hood plugin must be listed in mkdocs.yml after markdown-exec")
@@ -82,6 +86,8 @@ def run_block(code: str, returncode: int = 0, session: str | None = None, id: st
             Problem(state.page, block_id, "raised", f"the block raised; fix it or its snippet:\n{outcome.error}")
         )
         raise markdown_exec.ExecutionError(markdown_exec.code_block("python", outcome.error))
+    if extra.get("trace") == "off":  # measurements (timings, plots of them): shown, never compared
+        return outcome.output
     return outcome.output + _compare_with_trace(state, block_id, outcome.output)
 
 
