@@ -26,7 +26,7 @@ def test_a_missing_snippet_names_page_block_and_path(tmp_path):
     result = build(mini_project(tmp_path, page), mode="check")
     assert result.returncode != 0
     assert "page index.md (en) includes snippets that do not exist" in result.output
-    assert "block 'lost': 'nowhere/missing.py' not found under snippets/" in result.output
+    assert "block 'lost': 'nowhere/missing.py' not found under snippets/ or src/" in result.output
 
 
 def test_a_block_without_trace_fails_until_blessed(tmp_path):

@@ -39,10 +39,12 @@ def test_strict_build_passes_and_executes_each_block_once(site_build):
     assert all(n == 1 for n in counts.values()), counts
 
 
-def test_every_block_has_its_trace():
-    for page, ids in page_blocks().items():
-        for block in ids:
-            assert (ROOT / "traces" / Path(page).with_suffix("") / f"{block}.txt").is_file(), (page, block)
+def test_every_traced_block_has_its_trace_and_measurements_have_none():
+    for path in sorted((ROOT / "docs" / "en").rglob("*.md")):
+        page = path.relative_to(ROOT / "docs" / "en")
+        for options, _ in executed_blocks(path.read_text()):
+            trace = ROOT / "traces" / page.with_suffix("") / f"{options['id']}.txt"
+            assert trace.is_file() == (options.get("trace") != "off"), (page, options["id"])
 
 
 def test_orientation_page_shows_the_executed_output_in_both_languages(site_build):

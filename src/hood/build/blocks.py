@@ -23,15 +23,21 @@ def executed_blocks(markdown: str) -> list[tuple[dict[str, str], str]]:
     return blocks
 
 
-def missing_includes(markdown: str, snippets_dir: Path) -> list[tuple[str, str]]:
-    """(block id, include) for every `--8<--` include of an executed block whose file or section is missing."""
+def missing_includes(markdown: str, bases: list[Path]) -> list[tuple[str, str]]:
+    """(block id, include) for every `--8<--` include of an executed block found under none of `bases`."""
     missing = []
     for options, body in executed_blocks(markdown):
         for include in _INCLUDE.findall(body):
-            name, _, section = include.partition(":")
-            path = snippets_dir / name
-            if not path.is_file():
-                missing.append((options.get("id", "?"), include))
-            elif section and not section.isdigit() and f"[start:{section}]" not in path.read_text(encoding="utf-8"):
+            if not any(_include_exists(base, include) for base in bases):
                 missing.append((options.get("id", "?"), include))
     return missing
+
+
+def _include_exists(base: Path, include: str) -> bool:
+    name, _, section = include.partition(":")
+    path = base / name
+    if not path.is_file():
+        return False
+    return not section or section.replace("-", "").replace(",", "").isdigit() or (
+        f"[start:{section}]" in path.read_text(encoding="utf-8")
+    )

@@ -12,7 +12,6 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 
 import markdown_exec
-from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority
@@ -33,10 +32,7 @@ LATE = -200
 
 
 class HoodConfig(Config):
-    """Options of the `hood` plugin in `mkdocs.yml`."""
-
-    snippets_dir = config_options.Type(str, default="snippets")
-    """Where `--8<--` includes are looked up (the same folder as pymdownx.snippets' base path)."""
+    """Options of the `hood` plugin in `mkdocs.yml` (none yet: includes are looked up in pymdownx.snippets' bases)."""
 
 
 class BuildState:
@@ -160,9 +156,12 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         _state.block_count = 0
         _state.blocks.setdefault(_state.language, {})[_state.page] = []
         _state.engine.begin_page(_state.page)
-        missing = missing_includes(markdown, Path(config.config_file_path).parent / self.config.snippets_dir)
+        root = Path(config.config_file_path).parent
+        bases = config.mdx_configs.get("pymdownx.snippets", {}).get("base_path", ["."])
+        missing = missing_includes(markdown, [root / base for base in bases])
         if missing:
-            lines = [f"  block {bid!r}: {inc!r} not found under {self.config.snippets_dir}/" for bid, inc in missing]
+            where = " or ".join(f"{base}/" for base in bases)
+            lines = [f"  block {bid!r}: {inc!r} not found under {where}" for bid, inc in missing]
             raise PluginError(
                 f"page {_state.page} ({_state.language}) includes snippets that do not exist:\n" + "\n".join(lines)
                 + "\nCreate the file (or section), or fix the path in the `--8<--` line."

@@ -1,7 +1,5 @@
 """Diagrams drawn at build time from real data, as inline SVG: no script, no CDN, same offline."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from html import escape
 

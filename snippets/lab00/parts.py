@@ -1,0 +1,117 @@
+"""Lab 00: trace the dispatcher on F.linear(x, W, b) — parts A to F and the stretch goals."""
+
+from hood.capture.keys import key_view, render_key_views
+from hood.capture.ops import OpLog, render_calls
+from hood.capture.profile import op_rows
+from snippets.running_example import running_example
+
+# --8<-- [start:body]
+import torch
+import torch.nn.functional as F
+from torch.autograd.profiler_util import EventList
+from torch.profiler import ProfilerActivity, profile
+
+
+SEED = 42
+
+
+def part_a_baseline():
+    """A: call linear, look at the output and its grad_fn."""
+    x, W, b = running_example(SEED)
+    y = F.linear(x, W, b)
+    print(f"y.shape = {tuple(y.shape)}")
+    print(f"y.grad_fn = {y.grad_fn}")
+    return y
+
+
+def part_b_key_sets():
+    """B: the key sets with and without requires_grad, in float16, under no_grad."""
+    x, W, b = running_example(SEED)
+    views = [key_view("x (requires_grad=True)", x), key_view("x.detach() (requires_grad=False)", x.detach()),
+             key_view("torch.empty(1, dtype=torch.float16)", torch.empty(1, dtype=torch.float16))]
+    with torch.no_grad():
+        views.append(key_view("x under torch.no_grad()", x))
+    print(f"hasattr(x, '_dispatch_key_set'): {hasattr(x, '_dispatch_key_set')}")
+    print(render_key_views(views, show_tls=False))
+    return views
+
+
+def log_ops(fn):
+    """Run `fn()` under the logging mode; return the calls it saw."""
+    with OpLog() as log:
+        fn()
+    print(render_calls(log.calls))
+    return log.calls
+
+
+def part_c_linear_ops():
+    """C: every ATen call below the Python key for F.linear(x, W, b)."""
+    x, W, b = running_example(SEED)
+    return log_ops(lambda: F.linear(x, W, b))
+
+
+def part_d_addmm_directly():
+    """D: the same product written as addmm(b, x, W.T)."""
+    x, W, b = running_example(SEED)
+    return log_ops(lambda: torch.addmm(b, x, W.T))
+
+
+PROFILE_FOCUS = ("aten::linear", "aten::t", "aten::addmm", "AddmmBackward0",
+                 "autograd::engine::evaluate_function: AddmmBackward0", "aten::mm")
+
+
+def part_e_profile():
+    """E: the profiler over forward and backward; the table keeps the rows the lab asks about."""
+    x, W, b = running_example(SEED)
+    with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+        F.linear(x, W, b).sum().backward()
+    averages = prof.key_averages(group_by_input_shape=True)
+    print(EventList([e for e in averages if e.key in PROFILE_FOCUS]).table(sort_by="cpu_time_total", row_limit=-1))
+    return op_rows(prof)
+
+
+def interpretation(y, views, linear_calls, addmm_calls, rows) -> str:
+    """The report's paragraph, written from the outputs of parts A to E (not from expectations)."""
+    linear_ops, addmm_ops = [c.op for c in linear_calls], [c.op for c in addmm_calls]
+    same_keys = len({tuple(v.tensor) for v in views}) == 1
+    forward = next(r for r in rows if r.name == "aten::linear")
+    backward = next(r for r in rows if r.name == "AddmmBackward0")
+    return (
+        f"`linear(x, W, b)` never reached the dispatch mode as `aten::linear`: it is a CompositeImplicitAutograd "
+        f"kernel and decomposed above the Python key into {', '.join(f'`{o}`' for o in linear_ops)}. "
+        f"Calling `addmm(b, x, W.T)` directly logged {len(addmm_ops)} ops "
+        f"({', '.join(f'`{o}`' for o in addmm_ops)}), "
+        f"{'as many as' if len(addmm_ops) == len(linear_ops) else 'not as many as'} `linear`: `W.T` is itself "
+        f"an op. The tensor key sets were {'identical' if same_keys else 'different'} with and without "
+        f"`requires_grad`, in float16 and under `no_grad`; the autograd key `AutogradCPU` sits above `CPU` and "
+        f"fires first, records `{type(y.grad_fn).__name__}`, then redispatches down to the CPU kernel. "
+        f"The profiler shows the forward `aten::linear` with input shapes {forward.shapes} and the backward "
+        f"`AddmmBackward0` with {backward.shapes}."
+    )
+
+
+def stretch_fp16():
+    """Stretch: the same call in float16 (no grad, to keep the trace short)."""
+    x, W, b = (t.detach().half() for t in running_example(SEED))
+    calls = log_ops(lambda: F.linear(x, W, b))
+    print(f"output dtype: {F.linear(x, W, b).dtype}")
+    return calls
+
+
+def stretch_no_grad():
+    """Stretch: under no_grad the ops are the same; the output records no graph."""
+    x, W, b = running_example(SEED)
+    with torch.no_grad():
+        calls = log_ops(lambda: F.linear(x, W, b))
+        y = F.linear(x, W, b)
+    print(f"y.requires_grad = {y.requires_grad}, y.grad_fn = {y.grad_fn}")
+    return calls, y
+
+
+def stretch_matmul_plus_bias():
+    """Stretch: (x @ W.T) + b decomposes differently."""
+    x, W, b = running_example(SEED)
+    calls = log_ops(lambda: (x @ W.T) + b)
+    print(f"grad_fn = {((x @ W.T) + b).grad_fn}")
+    return calls
+# --8<-- [end:body]

@@ -1,0 +1,48 @@
+"""Lab 00's deliverables from a real run: `python -m snippets.lab00.run --out DIR`.
+
+Writes trace.log (every ATen call of F.linear under the logging mode), REPORT.md (the real outputs and their
+interpretation) and manifest.json (torch version, seed, timestamp, code hash).
+"""
+
+import contextlib
+import io
+from pathlib import Path
+
+import torch
+
+from hood.capture.ops import render_calls
+from hood.labkit import manifest, parse_out, write_deliverables
+from snippets.lab00 import parts
+
+SECTIONS = [
+    ("A. Baseline", parts.part_a_baseline),
+    ("B. Key sets", parts.part_b_key_sets),
+    ("C. Logging mode, F.linear(x, W, b)", parts.part_c_linear_ops),
+    ("D. Logging mode, torch.addmm(b, x, W.T)", parts.part_d_addmm_directly),
+    ("E. Profiler, forward and backward (rows of interest)", parts.part_e_profile),
+]
+
+
+def report() -> dict[str, str]:
+    """Run parts A to E; return the lab's files (trace.log, REPORT.md) as text."""
+    results, lines = [], ["# Lab 00 report: the dispatcher on linear(x, W, b)", "",
+                          f"torch {torch.__version__}, seed {parts.SEED}.", ""]
+    for title, part in SECTIONS:
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            results.append(part())
+        lines += [f"## {title}", "```text", printed.getvalue().rstrip(), "```", ""]
+    lines += ["## Interpretation", "", parts.interpretation(*results), ""]
+    return {"trace.log": render_calls(results[2]) + "\n", "REPORT.md": "\n".join(lines)}
+
+
+def main(argv: list[str] | None = None) -> list[Path]:
+    """Write the deliverables and manifest.json into `--out`."""
+    out = parse_out(__doc__.splitlines()[0], argv)
+    meta = manifest(lab="lab00", seed=parts.SEED, code=[Path(parts.__file__), Path(__file__)])
+    return write_deliverables(out, report(), meta)
+
+
+if __name__ == "__main__":
+    for path in main():
+        print(path)

@@ -1,0 +1,78 @@
+"""Dispatch key sets: a tensor's own keys, the thread-local include/exclude sets, and the key that fires.
+
+Self-contained (torch and the standard library only), so a page can include it whole in a block.
+"""
+
+import re
+from dataclasses import dataclass
+
+import torch
+
+
+def key_names(keyset) -> list[str]:
+    """The names in a `DispatchKeySet`, lowest priority first (as its repr lists them)."""
+    inner = re.fullmatch(r"DispatchKeySet\((.*)\)", repr(keyset)).group(1)
+    return [name.strip() for name in inner.split(",") if name.strip()]
+
+
+@dataclass(frozen=True)
+class KeyView:
+    """What the dispatcher sees for one call on one tensor, in one context.
+
+    Attributes:
+        label: What was called, in which context.
+        tensor: The tensor's own keys (`torch._C._dispatch_keys`).
+        include: The thread-local include set at the time of the call.
+        exclude: The thread-local exclude set at the time of the call.
+        effective: (tensor | include) - exclude, computed as the C++ dispatcher does.
+        first: The highest-priority key of `effective`: whose kernel runs first.
+    """
+
+    label: str
+    tensor: list[str]
+    include: list[str]
+    exclude: list[str]
+    effective: list[str]
+    first: str
+
+
+def effective_keys(tensor: torch.Tensor) -> torch.DispatchKeySet:
+    """(tensor keys | TLS include) - TLS exclude, with the C++ semantics of `-`.
+
+    In C++, removing a key set keeps the backend bits and clears only functionality bits, so excluding
+    the autograd functionality (as inference mode does) turns off `AutogradCPU` although the exclude set,
+    printed, only names `AutogradOther` and `AutogradNestedTensor`.
+    """
+    backend_bits = (1 << torch._C._dispatch_num_backends()) - 1
+    keys = torch._C._dispatch_keys(tensor).raw_repr()
+    include = torch._C._dispatch_tls_local_include_set().raw_repr()
+    exclude = torch._C._dispatch_tls_local_exclude_set().raw_repr()
+    return torch.DispatchKeySet.from_raw_repr((keys | include) & (backend_bits | (~exclude & (2**64 - 1))))
+
+
+def key_view(label: str, tensor: torch.Tensor) -> KeyView:
+    """Read the key sets now (call it inside the context you want to observe)."""
+    effective = effective_keys(tensor)
+    return KeyView(
+        label=label,
+        tensor=key_names(torch._C._dispatch_keys(tensor)),
+        include=key_names(torch._C._dispatch_tls_local_include_set()),
+        exclude=key_names(torch._C._dispatch_tls_local_exclude_set()),
+        effective=key_names(effective),
+        first=str(effective.highestPriorityTypeId()).split(".")[-1],
+    )
+
+
+def render_key_views(views: list[KeyView], *, show_tls: bool = True) -> str:
+    """One paragraph per view: the tensor's keys, the thread-local sets, the key that fires first."""
+    blocks = []
+    for v in views:
+        lines = [v.label, f"  tensor keys : {', '.join(v.tensor)}"]
+        if show_tls:
+            autocast = [k for k in v.exclude if k.startswith("Autocast")]
+            other = [k for k in v.exclude if not k.startswith("Autocast")]
+            excluded = other + ([f"{len(autocast)} Autocast* keys"] if autocast else [])
+            lines += [f"  tls include : {', '.join(v.include) or '-'}", f"  tls exclude : {', '.join(excluded) or '-'}"]
+        lines += [f"  effective   : {', '.join(v.effective)}", f"  fires first : {v.first}"]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)

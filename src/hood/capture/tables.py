@@ -1,0 +1,58 @@
+"""Operator tables (`torch._C._dispatch_dump_table`) reduced to the rows that matter.
+
+The full table has a row for every dispatch key (150 or so); a row names the kernel kind and the file
+that registered it. Self-contained (torch and the standard library only).
+"""
+
+import re
+from dataclasses import dataclass
+
+import torch
+
+KEYS = ("AutocastCPU", "AutogradCPU", "ADInplaceOrView", "FuncTorchBatched", "Python", "BackendSelect", "CPU", "Meta")
+"""The keys a CPU call of the running example can meet, highest priority first."""
+
+_ROW = re.compile(r"^(?P<key>\w+): (?P<fallthrough>fallthrough )?registered at (?P<source>\S+?)(?::\d+)? \[(?P<kind>[^\]]+)\]$")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One computed entry of an operator's table.
+
+    Attributes:
+        key: The dispatch key.
+        kind: `kernel`, `math kernel` (CompositeImplicitAutograd), `autograd kernel`, `backend fallback`...
+        fallthrough: Whether the entry just passes the call to the next key.
+        source: The file that registered it (its name only: paths and line numbers change per build).
+    """
+
+    key: str
+    kind: str
+    fallthrough: bool
+    source: str
+
+
+def table_rows(op: str, keys: tuple[str, ...] = KEYS) -> list[Row]:
+    """The rows of `op`'s computed dispatch table for `keys`, in the order of `keys`."""
+    rows = {}
+    for line in torch._C._dispatch_dump_table(op).splitlines():
+        match = _ROW.match(line.strip())
+        if match and match["key"] in keys:
+            rows[match["key"]] = Row(match["key"], match["kind"], bool(match["fallthrough"]),
+                                     match["source"].rsplit("/", 1)[-1].strip("<>"))
+    return [rows[k] for k in keys if k in rows]
+
+
+def render_tables(ops: list[str], keys: tuple[str, ...] = KEYS) -> str:
+    """A Markdown table: one row per key, one column per operator, each cell `kind · file`."""
+    cells = {op: {row.key: row for row in table_rows(op, keys)} for op in ops}
+
+    def cell(row: Row | None) -> str:
+        if row is None:
+            return "-"
+        kind = f"fallthrough {row.kind}" if row.fallthrough else row.kind
+        return f"{kind} · `{row.source}`"
+
+    lines = ["| key | " + " | ".join(f"`{op}`" for op in ops) + " |", "|---" * (len(ops) + 1) + "|"]
+    lines += [f"| `{key}` | " + " | ".join(cell(cells[op].get(key)) for op in ops) + " |" for key in keys]
+    return "\n".join(lines)

@@ -1,0 +1,153 @@
+"""Every claim theory 01 makes about its outputs, asserted on the same snippet functions."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+
+from snippets.dispatcher import key_sets, registration, strides, tables, walk
+
+DENSE_CPU = ["CPU", "ADInplaceOrView", "AutogradCPU", "AutocastCPU"]
+
+
+def quiet(fn, *args):
+    with contextlib.redirect_stdout(io.StringIO()):
+        return fn(*args)
+
+
+def test_dense_cpu_tensors_share_four_keys_whatever_dtype_or_grad():
+    views = {v.label.split(":")[0]: v for v in quiet(key_sets.tensor_key_sets)}
+    dense = [v for v in views.values() if "meta" not in v.label and "sparse" not in v.label]
+    assert len(dense) == 4
+    assert all(v.tensor == DENSE_CPU for v in dense)
+    meta = next(v for v in views.values() if "meta" in v.label)
+    assert "Meta" in meta.tensor and "AutogradMeta" in meta.tensor and "CPU" not in meta.tensor
+    sparse = next(v for v in views.values() if "sparse" in v.label)
+    assert "SparseCPU" in sparse.tensor
+
+
+@pytest.fixture(scope="module")
+def contexts():
+    return {v.label: v for v in quiet(key_sets.context_key_sets)}
+
+
+def test_by_default_autocast_is_excluded_and_autograd_fires(contexts):
+    default = contexts["no context"]
+    assert "AutocastCPU" in default.exclude and "AutocastCPU" in default.tensor
+    assert default.include == ["BackendSelect", "ADInplaceOrView"]
+    assert default.first == "AutogradCPU"
+
+
+def test_no_grad_changes_nothing_in_the_key_sets(contexts):
+    default, no_grad = contexts["no context"], contexts["torch.no_grad()"]
+    assert (no_grad.tensor, no_grad.include, no_grad.exclude, no_grad.first) == (
+        default.tensor, default.include, default.exclude, default.first)
+
+
+def test_inference_mode_drops_inplace_view_and_the_autograd_functionality(contexts):
+    view = contexts["torch.inference_mode()"]
+    assert "ADInplaceOrView" not in view.include
+    assert [k for k in view.exclude if not k.startswith("Autocast")] == ["AutogradOther", "AutogradNestedTensor"]
+    assert "AutogradCPU" in view.tensor and "AutogradCPU" not in view.effective
+    assert view.first != "AutogradCPU"
+
+
+def test_autocast_lifts_its_key_out_of_the_exclude_set(contexts):
+    view = next(v for label, v in contexts.items() if label.startswith("torch.autocast"))
+    assert "AutocastCPU" not in view.exclude
+    assert view.first == "AutocastCPU"
+
+
+def test_vmap_adds_batched_key_and_dynamic_layer_keys(contexts):
+    view = next(v for label, v in contexts.items() if "vmap" in label)
+    assert "FuncTorchBatched" in view.tensor
+    assert {"FuncTorchDynamicLayerFrontMode", "FuncTorchDynamicLayerBackMode"} <= set(view.include)
+    assert view.first == "FuncTorchDynamicLayerFrontMode"
+
+
+def test_operator_tables():
+    t = quiet(tables.operator_tables)
+    linear, addmm, add = t["aten::linear"], t["aten::addmm"], t["aten::add.Tensor"]
+    for key in ("CPU", "AutogradCPU"):
+        assert linear[key].kind == "math kernel"
+        assert linear[key].source.startswith("RegisterCompositeImplicitAutograd")
+    for op in (addmm, add):
+        assert op["AutogradCPU"].kind == "autograd kernel" and op["AutogradCPU"].source.startswith("VariableType_")
+        assert op["CPU"].kind == "kernel" and op["CPU"].source.startswith("RegisterCPU_")
+    for op in (linear, addmm, add):
+        assert op["ADInplaceOrView"].fallthrough and op["BackendSelect"].fallthrough
+    assert linear["AutocastCPU"].kind == addmm["AutocastCPU"].kind == "kernel"
+    assert not linear["AutocastCPU"].fallthrough and not addmm["AutocastCPU"].fallthrough
+    assert add["AutocastCPU"].fallthrough
+
+
+def test_show_dispatch_trace_prints_nothing_in_the_release_wheel():
+    assert quiet(walk.dispatch_trace_env) == ""
+
+
+def pairs(steps):
+    return [(s.op, s.key, s.kernel) for s in steps]
+
+
+def test_linear_walk_in_order():
+    steps = pairs(quiet(walk.linear_walk))
+    assert steps[0] == ("aten.linear.default", "AutogradCPU", "CompositeImplicitAutograd")
+    assert steps[1:4] == [
+        ("aten.t.default", "AutogradCPU", "Autograd"),
+        ("aten.t.default", "ADInplaceOrView", "ADInplaceOrView"),
+        ("aten.t.default", "CPU", "CompositeExplicitAutograd"),
+    ]
+    assert [s[0] for s in steps[4:6]] == ["aten.transpose.int", "aten.as_strided.default"]
+    i = steps.index(("aten.addmm.default", "AutogradCPU", "Autograd"))
+    assert steps[i + 1] == ("aten.addmm.default", "CPU", "CPU")
+    after = [s[0] for s in steps[i + 2:]]
+    assert "aten.expand.default" in after and "aten.copy_.default" in after
+
+
+def test_walk_diagram_has_one_box_per_call():
+    calls = quiet(walk.walk_diagram)
+    assert calls[0][0] == "aten.linear.default"
+    assert [k for k, _ in calls[1][1]] == ["AutogradCPU", "ADInplaceOrView", "CPU"]
+
+
+def test_walks_in_contexts():
+    walks = {label: pairs(steps) for label, steps in quiet(walk.walk_in_contexts).items()}
+    assert ("aten.linear.default", "AutogradCPU", "CompositeImplicitAutograd") in walks["torch.no_grad()"]
+    assert ("aten.addmm.default", "AutogradCPU", "Autograd") in walks["torch.no_grad()"]
+    inference = walks["torch.inference_mode()"]
+    assert inference == [("aten.linear.default", "CPU", "CompositeImplicitAutograd"),
+                         ("aten.addmm.default", "CPU", "CPU")]
+    autocast = next(v for k, v in walks.items() if k.startswith("torch.autocast"))
+    assert autocast[0] == ("aten.linear.default", "AutocastCPU", "AutocastCPU")
+    assert autocast[1] == ("aten.linear.default", "AutogradCPU", "CompositeImplicitAutograd")
+
+
+def test_registration_adds_a_cpu_row():
+    before, after, result = quiet(registration.register_and_show)
+    assert "CPU" not in before
+    assert after["CPU"].kind == "kernel" and not after["CPU"].fallthrough
+    assert after["AutogradCPU"].kind == "backend fallback"
+    assert result.tolist() == [2.5, 2.5, 2.5]
+    again = quiet(registration.register_and_show)  # the namespace was released: it can be defined again
+    assert again[2].tolist() == [2.5, 2.5, 2.5]
+
+
+def test_views_share_storage_and_rewrite_strides():
+    layouts = {lay.name: lay for lay in quiet(strides.views_of_w)}
+    W = layouts["W"]
+    for name in ("W.t()", "W[10:20]", "W.narrow(1, 8, 16)"):
+        assert layouts[name].storage == W.storage, name
+    assert layouts["W.t()"].stride == (1, 64) and W.stride == (64, 1)
+    assert layouts["W[10:20]"].offset == 640 and layouts["W.narrow(1, 8, 16)"].offset == 8
+    copy = layouts["W.t().contiguous()"]
+    assert copy.storage != W.storage and copy.stride == (600, 1) and copy.contiguous
+    assert not layouts["W.t()"].contiguous
+
+
+def test_when_contiguity_matters():
+    view_error, reshape_shares_storage, y = quiet(strides.when_contiguity_matters)
+    assert view_error and "view size is not compatible" in view_error
+    assert reshape_shares_storage is False
+    assert y.shape == (2, 600) and y.is_contiguous()
