@@ -151,3 +151,9 @@ def test_when_contiguity_matters():
     assert view_error and "view size is not compatible" in view_error
     assert reshape_shares_storage is False
     assert y.shape == (2, 600) and y.is_contiguous()
+
+
+def test_the_full_table_has_more_than_a_hundred_rows():
+    import torch
+
+    assert len(torch._C._dispatch_dump_table("aten::linear").splitlines()) > 100
