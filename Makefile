@@ -24,9 +24,12 @@ browser:
 serve: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve -a $(HOST) -w src -w snippets
 
-# The build CI runs: strict, traces checked, no authoring cache.
+# The build CI runs: strict, traces checked, no authoring cache. Built aside and moved into site/ only
+# when complete, so an interrupted build never leaves a half-written site.
 build: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 HOOD_CHECK=1 $(BIN)/mkdocs build --strict --site-dir site
+	rm -rf site.partial
+	NO_MKDOCS_2_WARNING=1 HOOD_CHECK=1 $(BIN)/mkdocs build --strict --site-dir site.partial
+	rm -rf site && mv site.partial site
 
 # Rewrite every trace from a fresh run (review the diff before committing it).
 bless: $(STAMP)
