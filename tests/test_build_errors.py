@@ -100,9 +100,11 @@ def test_an_orphan_trace_fails_and_blessing_removes_it(tmp_path):
 
 
 def test_a_measurement_block_is_shown_but_never_traced(tmp_path):
-    page = '# Home\n\n```python exec="on" id="timing" trace="off" result="text"\nimport time\nprint(time.time_ns())\n```\n'
+    page = '# Home\n\n```python exec="on" id="timing" trace="off" source="above" result="text"\nimport time\nprint(time.time_ns())\n```\n'
     project = mini_project(tmp_path, page)
     result = build(project, mode="check")
     assert result.returncode == 0, result.output
     assert not (project / "traces").exists() or not list((project / "traces").rglob("*.txt"))
     assert result.executions() == [("index.md", "timing")]
+    html = result.page("index.html")
+    assert 'trace=' not in html and "time_ns" in html

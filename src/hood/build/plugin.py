@@ -60,12 +60,21 @@ def _page_path(src_uri: str, language: str) -> str:
     return str(PurePosixPath(*parts[1:])) if parts and parts[0] == language else src_uri
 
 
-def run_block(code: str, returncode: int = 0, session: str | None = None, id: str | None = None, **extra: str) -> str:  # noqa: A002, ARG001
-    """markdown-exec's `run` for Python: the engine's outcome, with its trace checked.
+def format_python(**options) -> str:
+    """markdown-exec's formatter for Python blocks, with the engine as runner.
 
     A block with the option `trace="off"` (a timing, or a plot of timings) runs once like any other, but its
-    output is shown without being compared: measurements are not traces.
+    output is shown without being compared: measurements are not traces. The option is taken out before
+    markdown-exec renders the block's source, which would otherwise carry it into the source fence.
     """
+    extra = dict(options.pop("extra", {}))
+    traced = extra.pop("trace", "on") != "off"
+    return markdown_exec.base_format(language="python", run=partial(run_block, traced=traced), extra=extra, **options)
+
+
+def run_block(code: str, returncode: int = 0, session: str | None = None, id: str | None = None,  # noqa: A002, ARG001
+              *, traced: bool = True, **extra: str) -> str:
+    """markdown-exec's `run` for Python: the engine's outcome, with its trace checked unless `traced` is off."""
     state = _state
     if state is None:
         raise PluginError("the hood plugin must be listed in mkdocs.yml after markdown-exec")
@@ -82,7 +91,7 @@ def run_block(code: str, returncode: int = 0, session: str | None = None, id: st
             Problem(state.page, block_id, "raised", f"the block raised; fix it or its snippet:\n{outcome.error}")
         )
         raise markdown_exec.ExecutionError(markdown_exec.code_block("python", outcome.error))
-    if extra.get("trace") == "off":  # measurements (timings, plots of them): shown, never compared
+    if not traced:
         return outcome.output
     return outcome.output + _compare_with_trace(state, block_id, outcome.output)
 
@@ -143,7 +152,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
             runtime.pin_process(settings, str(settings.cache_dir / ("inductor-" + "-".join(settings.pins().values()))))
             _state = BuildState(settings, _serving)
         _state.language = language
-        markdown_exec.formatters["python"] = partial(markdown_exec.base_format, language="python", run=run_block)
+        markdown_exec.formatters["python"] = format_python
         markdown_exec.formatters["py"] = markdown_exec.formatters["python"]
         _set_api_locale(config, language)
         return config
