@@ -1,15 +1,13 @@
 """gradcheck, gradgradcheck and torch.library.opcheck on hood::scaled_linear."""
 
-from snippets.custom_ops.scaled_linear import define_scaled_linear
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
 import torch
 
 
-def check_scaled_linear():
+def check_scaled_linear(scaled_linear):
     """Run the three checks on the running example's shapes, in float64."""
-    scaled_linear = define_scaled_linear()
     x, W, b = running_example(dtype=torch.float64)
 
     def fn(x, W, b):

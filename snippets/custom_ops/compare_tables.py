@@ -1,6 +1,4 @@
-"""The CPU call path of hood::scaled_linear next to that of aten::addmm, key by key."""
-
-from snippets.custom_ops.scaled_linear import define_scaled_linear
+"""The CPU call path of hood::scaled_linear (define it first) next to that of aten::addmm, key by key."""
 
 # --8<-- [start:body]
 from hood.capture.custom_ops import dispatch_rows
@@ -8,7 +6,6 @@ from hood.capture.custom_ops import dispatch_rows
 
 def compare_tables():
     """For each key a CPU call meets: what runs for `hood::scaled_linear` and what runs for `aten::addmm`."""
-    define_scaled_linear()
     ours, addmm = dispatch_rows("hood::scaled_linear"), dispatch_rows("aten::addmm")
     assert [r.key for r in ours] == [r.key for r in addmm]
     print(f"{'key':<16} {'hood::scaled_linear':<58} aten::addmm")

@@ -1,6 +1,5 @@
 """Inside torch.compile the custom op is one opaque call in the generated code."""
 
-from snippets.custom_ops.scaled_linear import define_scaled_linear
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -10,9 +9,8 @@ from torch._inductor.utils import run_and_get_code
 from hood.capture.custom_ops import wrapper_calls
 
 
-def compiled_call():
+def compiled_call(scaled_linear):
     """Compile a function that only calls the op (inference), print the generated wrapper's kernel calls."""
-    scaled_linear = define_scaled_linear()
     x, W, b = running_example()
 
     def logits(x):

@@ -6,16 +6,15 @@ from snippets.custom_ops.scaled_linear import define_scaled_linear
 from hood.capture.custom_ops import dispatch_rows, registrations, render_registrations, render_rows
 
 
-def show_dispatch_table():
-    """The registrations and call-path rows of `hood::scaled_linear`, and of a twin with no fake or backward."""
-    define_scaled_linear()
-    define_scaled_linear("hood::scaled_linear_bare", fake=False, autograd=False)
-    full, bare = registrations("hood::scaled_linear"), registrations("hood::scaled_linear_bare")
+def show_dispatch_table(qualname="hood::scaled_linear"):
+    """The registrations and call-path rows of the (defined) op, and of a twin with no fake kernel or backward."""
+    define_scaled_linear(qualname + "_bare", fake=False, autograd=False)
+    full, bare = registrations(qualname), registrations(qualname + "_bare")
     print(render_registrations(*full))
     print()
     print("the twin without fake kernel or backward registers the same keys:",
           [r.key for r in full[1]] == [r.key for r in bare[1]])
     print()
-    print(render_rows(dispatch_rows("hood::scaled_linear")))
-    return full, bare, dispatch_rows("hood::scaled_linear")
+    print(render_rows(dispatch_rows(qualname)))
+    return full, bare, dispatch_rows(qualname)
 # --8<-- [end:body]

@@ -1,7 +1,6 @@
-"""A small model on the custom op: the LM head with a temperature, eager and compiled."""
+"""A small model on the custom op (define it first: `define_scaled_linear()`): the LM head at a temperature."""
 
 from snippets.custom_ops.record_ops import RecordOps
-from snippets.custom_ops.scaled_linear import define_scaled_linear
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -28,7 +27,6 @@ class TemperatureHead(torch.nn.Module):
 
 def head_trace():
     """The ATen-level ops of one eager forward of the head, as a TorchDispatchMode sees them."""
-    define_scaled_linear()
     x, W, b = running_example()
     head = TemperatureHead(W, b)
     with RecordOps() as rec:
@@ -46,7 +44,6 @@ def train_step(model, x, target):
 
 def compiled_head():
     """torch.compile(fullgraph=True) the head, run a training step, show the generated calls, compare with eager."""
-    define_scaled_linear()
     x, W, b = running_example()
     target = torch.tensor([3, 17])
     head = TemperatureHead(W, b)

@@ -4,6 +4,8 @@ from snippets.custom_ops.scaled_linear import define_scaled_linear
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
+from torch._library.custom_ops import OPDEFS
+
 from hood.capture.custom_ops import first_line
 
 
@@ -13,13 +15,15 @@ def redefine_pitfall():
     x, W, b = running_example()
     first(x, W, b, 0.5).sum().backward()
     print("first definition, backward: W.grad", tuple(W.grad.shape))
-    define_scaled_linear("hood::scaled_linear_twice", autograd=False)  # same name, no error
+    second = define_scaled_linear("hood::scaled_linear_twice", autograd=False)  # same name: no error
     print("second definition: accepted without an error")
+    print("the registry's entry is now the second:", OPDEFS["hood::scaled_linear_twice"] is second)
+    print("the first definition's library was destroyed:", first._lib.m is None)
     try:
-        first(x, W, b, 0.5).sum().backward()  # through the FIRST Python object
-        print("backward through the first object: fine")
+        second(x, W, b, 0.5).sum().backward()
+        print("backward: fine")
         return None
     except RuntimeError as err:
-        print("backward through the first object:", first_line(err))
+        print("backward:", first_line(err))
         return err
 # --8<-- [end:body]

@@ -1,6 +1,5 @@
 """The custom op against its reference, F.linear(x, W, b) * scale: forward and all three gradients."""
 
-from snippets.custom_ops.scaled_linear import define_scaled_linear
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -10,9 +9,8 @@ import torch.nn.functional as F
 from hood.capture.autograd import diff_bound
 
 
-def against_reference(scale: float = 0.5):
+def against_reference(scaled_linear, scale: float = 0.5):
     """Run the op and `F.linear(x, W, b) * scale` forward and backward with one upstream gradient."""
-    scaled_linear = define_scaled_linear()
     print("schema:", torch.ops.hood.scaled_linear.default._schema)
     g = torch.randn(2, 600, generator=torch.Generator().manual_seed(1))
     results = {}

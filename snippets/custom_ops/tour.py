@@ -1,6 +1,5 @@
 """The custom op on the running example: its result, its backward node, fake and meta tensors."""
 
-from snippets.custom_ops.scaled_linear import define_scaled_linear
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -9,9 +8,8 @@ import torch.nn.functional as F
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 
-def custom_op_tour():
-    """Call `hood::scaled_linear` on real, fake and meta tensors and look at its autograd node."""
-    scaled_linear = define_scaled_linear()
+def custom_op_tour(scaled_linear):
+    """Call the op `define_scaled_linear()` returned on real, fake and meta tensors; look at its autograd node."""
     x, W, b = running_example()
     y = scaled_linear(x, W, b, 0.5)
     print("op:", torch.ops.hood.scaled_linear.default)
