@@ -41,7 +41,7 @@ def topological(root):
 
 
 def backward_by_hand(output, formulas=None):
-    """The gradient of `output` (a scalar) for each leaf, from the graph and the hand formulas alone."""
+    """The gradient of `output` (seeded with ones) for each leaf, from the graph and the hand formulas alone."""
     formulas = formulas or hand_formulas()
     incoming = {output.grad_fn: [torch.ones_like(output)]}
     leaf_grads = {}
