@@ -9,7 +9,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 
 class BelowAutograd(TorchDispatchMode):
-    """Runs at the Python key, below the autograd key: log each op that gets there and what it returns."""
+    """Runs at the Python key, below the autograd key: log each op that gets there and its output."""
 
     def __init__(self, events):
         super().__init__()
@@ -18,17 +18,19 @@ class BelowAutograd(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         self.events.append(f"Python key (below autograd) runs {func}")
         out = func(*args, **(kwargs or {}))
-        self.events.append(f"  its output: requires_grad={out.requires_grad}, grad_fn={out.grad_fn}")
+        grad_fn = out.grad_fn
+        self.events.append(f"  its output: requires_grad={out.requires_grad}, grad_fn={grad_fn}")
         return out
 
 
 def autograd_key_events():
-    """Interleave saved-tensor packs (autograd recording a node) with what reaches the Python key."""
+    """Interleave tensor packs (autograd recording a node) with what reaches the Python key."""
     x, W, b = running_example()
     events = []
 
     def pack(tensor):
-        who = "x" if tensor is x else ("W, transposed" if tensor.data_ptr() == W.data_ptr() else "?")
+        same_memory_as_W = tensor.data_ptr() == W.data_ptr()
+        who = "x" if tensor is x else ("W, transposed" if same_memory_as_W else "?")
         events.append(f"autograd key saves {tuple(tensor.shape)} for backward ({who})")
         return tensor
 

@@ -26,11 +26,13 @@ def grad_modes():
             grad_enabled = torch.is_grad_enabled()
         results[name] = (keys, first, y)
         print()
-        print(f"{name}: grad enabled {grad_enabled}; autograd key excluded {keys.autograd_excluded}")
+        excluded = keys.autograd_excluded
+        print(f"{name}: grad enabled {grad_enabled}; autograd key excluded {excluded}")
         print("  TLS:", render_key_changes(default, keys))
         print(f"  a call on x, W, b: {', '.join(call_keys)} -> starts at {first}")
         grad_fn = type(y.grad_fn).__name__ if y.grad_fn is not None else None
-        print(f"  y.requires_grad {y.requires_grad}, y.grad_fn {grad_fn}, y.is_inference() {y.is_inference()}")
+        print(f"  y.requires_grad {y.requires_grad}, y.grad_fn {grad_fn}, "
+              f"y.is_inference() {y.is_inference()}")
         print("  keys of y:", torch._C._dispatch_keys(y))
     print()
     for name in ("no_grad", "inference_mode"):

@@ -7,7 +7,7 @@ import torch.nn.functional as F
 
 
 def hook_order():
-    """Register every kind of backward hook around `F.linear(x, W, b)` and print the order they fire in."""
+    """Register every kind of backward hook around `F.linear(x, W, b)`; print the firing order."""
     x, W, b = running_example()
     y = F.linear(x, W, b)
     addmm = y.grad_fn
@@ -20,7 +20,8 @@ def hook_order():
     t_node.register_hook(lambda grad_inputs, grad_outputs: fired.append("hook of TBackward0"))
     for name, leaf in (("x", x), ("W", W), ("b", b)):
         leaf.register_hook(lambda grad, name=name: fired.append(f"tensor hook on {name}"))
-    W.register_post_accumulate_grad_hook(lambda param: fired.append("post-accumulate-grad hook on W"))
+    W.register_post_accumulate_grad_hook(
+        lambda param: fired.append("post-accumulate-grad hook on W"))
     b.register_hook(lambda grad: grad * 2)  # a tensor hook may return a replacement gradient
     y.sum().backward()
     for step, event in enumerate(fired, 1):

@@ -6,7 +6,7 @@ import torch.nn.functional as F
 
 
 def mlp_params(seed: int = 7, dtype: torch.dtype = torch.float32):
-    """W1 (128, 64), b1 (128,), W2 (600, 128), b2 (600,), all requiring grad, and two target word ids."""
+    """W1 (128, 64), b1 (128,), W2 (600, 128), b2 (600,), all requiring grad; two target word ids."""
     gen = torch.Generator().manual_seed(seed)
     W1 = (torch.randn(128, 64, generator=gen, dtype=dtype) / 8).requires_grad_()
     b1 = torch.randn(128, generator=gen, dtype=dtype).requires_grad_()

@@ -23,7 +23,9 @@ def retain_grad_demo():
     y = F.linear(x, W, b)
     y.retain_grad()
     y.sum().backward()
-    print("with retain_grad: y.grad", tuple(y.grad.shape), "all ones:", torch.equal(y.grad, torch.ones_like(y)))
-    print("W.grad accumulated over the two backward passes:", torch.equal(W.grad, 2 * x.sum(0).expand_as(W)))
+    all_ones = torch.equal(y.grad, torch.ones_like(y))
+    print("with retain_grad: y.grad", tuple(y.grad.shape), "all ones:", all_ones)
+    twice = torch.equal(W.grad, 2 * x.sum(0).expand_as(W))  # one pass gives x.sum(0) in every row
+    print("W.grad accumulated over the two backward passes:", twice)
     return plain, y.grad
 # --8<-- [end:body]

@@ -1,4 +1,4 @@
-"""saved_tensors_hooks: see every tensor the forward saves for backward, and every time backward reads one."""
+"""saved_tensors_hooks: every tensor the forward saves for backward, every time backward reads one."""
 
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.running_example import running_example

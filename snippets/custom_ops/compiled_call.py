@@ -10,7 +10,7 @@ from hood.capture.custom_ops import wrapper_calls
 
 
 def compiled_call(scaled_linear):
-    """Compile a function that only calls the op (inference), print the generated wrapper's kernel calls."""
+    """Compile a function that only calls the op (inference); print the wrapper's kernel calls."""
     x, W, b = running_example()
 
     def logits(x):

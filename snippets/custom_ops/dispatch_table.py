@@ -1,4 +1,4 @@
-"""What torch.library.custom_op registers with the dispatcher, and the table rows a CPU call meets."""
+"""What torch.library.custom_op registers with the dispatcher, and the rows a CPU call meets."""
 
 from snippets.custom_ops.scaled_linear import define_scaled_linear
 
@@ -7,7 +7,7 @@ from hood.capture.custom_ops import dispatch_rows, registrations, render_registr
 
 
 def show_dispatch_table(qualname="hood::scaled_linear"):
-    """The registrations and call-path rows of the (defined) op, and of a twin with no fake kernel or backward."""
+    """Registrations and call-path rows of the (defined) op, and of a twin without fake or backward."""
     define_scaled_linear(qualname + "_bare", fake=False, autograd=False)
     full, bare = registrations(qualname), registrations(qualname + "_bare")
     print(render_registrations(*full))

@@ -1,4 +1,4 @@
-"""A small model on the custom op (define it first: `define_scaled_linear()`): the LM head at a temperature."""
+"""A small model on the custom op (define it first): the LM head at a temperature."""
 
 from snippets.custom_ops.record_ops import RecordOps
 from snippets.running_example import running_example
@@ -13,7 +13,7 @@ from hood.capture.custom_ops import wrapper_calls
 
 
 class TemperatureHead(torch.nn.Module):
-    """log_softmax(scaled_linear(x, W, b, 1 / temperature)): next-word log-probabilities at a temperature."""
+    """log_softmax(scaled_linear(x, W, b, 1 / temperature)): next-word log-probabilities."""
 
     def __init__(self, W, b, temperature=2.0):
         super().__init__()
@@ -22,7 +22,8 @@ class TemperatureHead(torch.nn.Module):
         self.scale = 1.0 / temperature
 
     def forward(self, x):
-        return torch.log_softmax(torch.ops.hood.scaled_linear(x, self.W, self.b, self.scale), dim=-1)
+        logits = torch.ops.hood.scaled_linear(x, self.W, self.b, self.scale)
+        return torch.log_softmax(logits, dim=-1)
 
 
 def head_trace():
@@ -43,7 +44,7 @@ def train_step(model, x, target):
 
 
 def compiled_head():
-    """torch.compile(fullgraph=True) the head, run a training step, show the generated calls, compare with eager."""
+    """Compile the head (fullgraph=True), run a training step, show the generated calls, compare."""
     x, W, b = running_example()
     target = torch.tensor([3, 17])
     head = TemperatureHead(W, b)

@@ -9,10 +9,13 @@ import torch.nn.functional as F
 
 
 def mode_trace(scaled_linear):
-    """Record the ops of the forward and of the backward, for `F.linear(...) * 0.5` and for the custom op."""
+    """Record the ops of forward and backward, for `F.linear(...) * 0.5` and for the custom op."""
     traces = {}
-    for name, fn in (("F.linear(x, W, b) * 0.5", lambda x, W, b: F.linear(x, W, b) * 0.5),
-                     ("hood::scaled_linear(x, W, b, 0.5)", lambda x, W, b: scaled_linear(x, W, b, 0.5))):
+    candidates = {
+        "F.linear(x, W, b) * 0.5": lambda x, W, b: F.linear(x, W, b) * 0.5,
+        "hood::scaled_linear(x, W, b, 0.5)": lambda x, W, b: scaled_linear(x, W, b, 0.5),
+    }
+    for name, fn in candidates.items():
         x, W, b = running_example()  # fresh leaves: no .grad to accumulate into
         with RecordOps() as forward:
             y = fn(x, W, b)

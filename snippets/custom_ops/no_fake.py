@@ -1,4 +1,4 @@
-"""What goes wrong without register_fake: eager works, everything that traces with fake tensors fails."""
+"""Without register_fake: eager works, everything that traces with fake tensors fails."""
 
 from snippets.custom_ops.scaled_linear import define_scaled_linear
 from snippets.running_example import running_example
@@ -10,14 +10,17 @@ from hood.capture.custom_ops import first_line, wrapped_error
 
 
 def without_fake():
-    """Define the op without a fake kernel and try it eagerly, on meta tensors, in torch.compile, in opcheck."""
+    """Define the op without a fake kernel; try it eagerly, on meta tensors, compiled, in opcheck."""
     scaled_linear = define_scaled_linear("hood::scaled_linear_nofake", fake=False)
     x, W, b = running_example()
     print("eager on real tensors:", tuple(scaled_linear(x, W, b, 0.5).shape))
+    def logits(x):
+        return scaled_linear(x, W, b, 0.5)
+
     attempts = {
         "meta tensors": lambda: scaled_linear(*(t.detach().to("meta") for t in (x, W, b)), 0.5),
-        "torch.compile": lambda: torch.compile(lambda x: scaled_linear(x, W, b, 0.5), fullgraph=True)(x),
-        "opcheck": lambda: torch.library.opcheck(scaled_linear, (x.double(), W.double(), b.double(), 0.5)),
+        "torch.compile": lambda: torch.compile(logits, fullgraph=True)(x),
+        "opcheck": lambda: torch.library.opcheck(scaled_linear, (*(t.double() for t in (x, W, b)), 0.5)),
     }
     errors = {}
     for what, attempt in attempts.items():

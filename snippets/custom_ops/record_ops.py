@@ -5,7 +5,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 
 class RecordOps(TorchDispatchMode):
-    """`with RecordOps() as rec: ...` then `rec.ops`: the ops, in call order, as `aten.addmm.default`."""
+    """`with RecordOps() as rec: ...`, then `rec.ops`: the ops in call order (`aten.addmm.default`)."""
 
     def __init__(self):
         super().__init__()

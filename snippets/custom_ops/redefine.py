@@ -1,4 +1,4 @@
-"""Defining the same op name twice is not an error: the last definition silently replaces the first."""
+"""Defining an op name twice is not an error: the last definition silently replaces the first."""
 
 from snippets.custom_ops.scaled_linear import define_scaled_linear
 from snippets.running_example import running_example
@@ -15,7 +15,8 @@ def redefine_pitfall():
     x, W, b = running_example()
     first(x, W, b, 0.5).sum().backward()
     print("first definition, backward: W.grad", tuple(W.grad.shape))
-    second = define_scaled_linear("hood::scaled_linear_twice", autograd=False)  # same name: no error
+    # The same name again, without a backward: no error.
+    second = define_scaled_linear("hood::scaled_linear_twice", autograd=False)
     print("second definition: accepted without an error")
     print("the registry's entry is now the second:", OPDEFS["hood::scaled_linear_twice"] is second)
     print("the first definition's library was destroyed:", first._lib.m is None)

@@ -1,4 +1,4 @@
-"""The custom op against its reference, F.linear(x, W, b) * scale: forward and all three gradients."""
+"""The custom op against its reference, F.linear(x, W, b) * scale: forward and the three gradients."""
 
 from snippets.running_example import running_example
 
@@ -10,7 +10,7 @@ from hood.capture.autograd import diff_bound
 
 
 def against_reference(scaled_linear, scale: float = 0.5):
-    """Run the op and `F.linear(x, W, b) * scale` forward and backward with one upstream gradient."""
+    """Run the op and `F.linear(x, W, b) * scale` forward and backward, same upstream gradient."""
     print("schema:", torch.ops.hood.scaled_linear.default._schema)
     g = torch.randn(2, 600, generator=torch.Generator().manual_seed(1))
     results = {}

@@ -1,11 +1,11 @@
-"""`hood::scaled_linear(x, W, b, scale)`: the LM head's logits times a scale (1 / temperature), as a custom op."""
+"""`hood::scaled_linear(x, W, b, scale)`: the LM head's logits times 1 / temperature, as a custom op."""
 
 # --8<-- [start:body]
 import torch
 from torch import Tensor
 
 
-def define_scaled_linear(name: str = "hood::scaled_linear", *, fake: bool = True, autograd: bool = True):
+def define_scaled_linear(name="hood::scaled_linear", *, fake=True, autograd=True):
     """Register `scale * (x @ W.T + b)` as the custom operator `name` and return it.
 
     `fake=False` or `autograd=False` leave the fake kernel or the backward out, to see what breaks.

@@ -9,13 +9,15 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 
 
 def custom_op_tour(scaled_linear):
-    """Call the op `define_scaled_linear()` returned on real, fake and meta tensors; look at its autograd node."""
+    """Call the op on real, fake and meta tensors; look at its autograd node."""
     x, W, b = running_example()
     y = scaled_linear(x, W, b, 0.5)
     print("op:", torch.ops.hood.scaled_linear.default)
-    print("y.shape:", tuple(y.shape), "| equals F.linear(x, W, b) * 0.5:", torch.equal(y, F.linear(x, W, b) * 0.5))
+    same = torch.equal(y, F.linear(x, W, b) * 0.5)
+    print("y.shape:", tuple(y.shape), "| equals F.linear(x, W, b) * 0.5:", same)
     print("y.grad_fn:", type(y.grad_fn).__name__)
-    print("next_functions:", [f"{type(fn).__name__}({'xWb'[i]})" for i, (fn, _) in enumerate(y.grad_fn.next_functions)])
+    nexts = [f"{type(fn).__name__}({name})" for (fn, _), name in zip(y.grad_fn.next_functions, "xWb")]
+    print("next_functions:", nexts)
     print("saved tensors are x and W:", [t is v for t, v in zip(y.grad_fn.saved_tensors, (x, W))])
     with FakeTensorMode():
         fake = scaled_linear(torch.empty(2, 64), torch.empty(600, 64), torch.empty(600), 0.5)

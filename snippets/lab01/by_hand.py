@@ -1,4 +1,4 @@
-"""Backward by hand: walk the real graph like the engine, applying the hand-written formula of each node."""
+"""Backward by hand: walk the real graph like the engine, applying each node's hand-written formula."""
 
 from snippets.lab01.formulas import (
     addmm_backward, as_signed, log_softmax_backward, nll_loss_backward, relu_backward, t_backward,
@@ -14,8 +14,8 @@ def hand_formulas(log_softmax=log_softmax_backward):
     Every input a formula needs is read from the node's saved values: the graph carries them.
     """
     return {
-        "NllLossBackward0": lambda node, g: (
-            nll_loss_backward(g, node._saved_self, node._saved_target, node._saved_total_weight), None, None),
+        "NllLossBackward0": lambda node, g: (nll_loss_backward(
+            g, node._saved_self, node._saved_target, node._saved_total_weight), None, None),
         "LogSoftmaxBackward0": lambda node, g: (
             log_softmax(g, node._saved_result, as_signed(node._saved_dim)),),
         "AddmmBackward0": lambda node, g: addmm_backward(
@@ -41,7 +41,7 @@ def topological(root):
 
 
 def backward_by_hand(output, formulas=None):
-    """The gradient of `output` (seeded with ones) for each leaf, from the graph and the hand formulas alone."""
+    """The gradient of `output` (seeded with ones) for each leaf, from the graph and formulas alone."""
     formulas = formulas or hand_formulas()
     incoming = {output.grad_fn: [torch.ones_like(output)]}
     leaf_grads = {}

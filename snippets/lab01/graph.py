@@ -22,7 +22,7 @@ def walk_mlp():
 
 
 def saved_ints():
-    """`_saved_dim` and `_saved_ignore_index` come back unsigned: read them back as int64, or they break."""
+    """`_saved_dim` and `_saved_ignore_index` come back unsigned: read them as int64, or they break."""
     x, _, _ = running_example()
     _, logp, loss = mlp_forward(x, *mlp_params())
     dim, ignore = logp.grad_fn._saved_dim, loss.grad_fn._saved_ignore_index

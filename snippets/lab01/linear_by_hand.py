@@ -23,8 +23,10 @@ def linear_by_hand():
     d_W = t_backward(d_Wt)  # TBackward0 turns d(W.t()) into dW
     hand = {"x": d_x, "W": d_W, "b": d_b}
     for name, leaf in (("x", x), ("W", W), ("b", b)):
-        print(f"d{name}: shape {tuple(hand[name].shape)}, max |hand - autograd| {diff_bound(hand[name], leaf.grad)}")
-    print("without the sum over the batch, db would have shape", tuple(g.shape), "but b has", tuple(b.shape))
+        bound = diff_bound(hand[name], leaf.grad)
+        print(f"d{name}: shape {tuple(hand[name].shape)}, max |hand - autograd| {bound}")
+    print("without the sum over the batch, db would have shape", tuple(g.shape),
+          "but b has", tuple(b.shape))
     try:
         node._saved_mat1
     except RuntimeError as err:

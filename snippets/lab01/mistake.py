@@ -15,7 +15,8 @@ def catch_the_mistake():
     """Swap in `log_softmax_backward_diagonal`; compare with autograd, then run gradcheck."""
     diffs = mlp_by_hand(formulas=hand_formulas(log_softmax=log_softmax_backward_diagonal))
     print()
-    print("gradcheck with respect to x returns:", gradcheck_hand(log_softmax_backward_diagonal, only_x=True))
+    caught = gradcheck_hand(log_softmax_backward_diagonal, only_x=True)
+    print("gradcheck with respect to x returns:", caught)
     try:
         gradcheck_hand(log_softmax_backward_diagonal, only_x=True, raise_exception=True)
     except GradcheckError as err:

@@ -20,6 +20,7 @@ def mlp_by_hand(dtype=torch.float32, formulas=None):
     diffs = {}
     for name, leaf in (("x", x), ("W1", W1), ("b1", b1), ("W2", W2), ("b2", b2)):
         diffs[name] = diff_bound(hand[leaf], leaf.grad)
-        print(f"{str(dtype).removeprefix('torch.')} d{name:<2} {str(tuple(leaf.shape)):<10} max |hand - autograd| {diffs[name]}")
+        kind, shape = str(dtype).removeprefix("torch."), str(tuple(leaf.shape))
+        print(f"{kind} d{name:<2} {shape:<10} max |hand - autograd| {diffs[name]}")
     return diffs
 # --8<-- [end:body]
