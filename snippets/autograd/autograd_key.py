@@ -1,0 +1,43 @@
+"""What the autograd key does at dispatch time: record the node, then redispatch below itself."""
+
+from snippets.running_example import running_example
+
+# --8<-- [start:body]
+import torch
+import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
+
+
+class BelowAutograd(TorchDispatchMode):
+    """Runs at the Python key, below the autograd key: log each op that gets there and its output."""
+
+    def __init__(self, events):
+        super().__init__()
+        self.events = events
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.events.append(f"Python key (below autograd) runs {func}")
+        out = func(*args, **(kwargs or {}))
+        grad_fn = out.grad_fn
+        self.events.append(f"  its output: requires_grad={out.requires_grad}, grad_fn={grad_fn}")
+        return out
+
+
+def autograd_key_events():
+    """Interleave tensor packs (autograd recording a node) with what reaches the Python key."""
+    x, W, b = running_example()
+    events = []
+
+    def pack(tensor):
+        same_memory_as_W = tensor.data_ptr() == W.data_ptr()
+        who = "x" if tensor is x else ("W, transposed" if same_memory_as_W else "?")
+        events.append(f"autograd key saves {tuple(tensor.shape)} for backward ({who})")
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), BelowAutograd(events):
+        y = F.linear(x, W, b)
+    events.append(f"back at the caller: y.grad_fn = {type(y.grad_fn).__name__}")
+    for event in events:
+        print(event)
+    return events
+# --8<-- [end:body]

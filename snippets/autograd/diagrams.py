@@ -1,0 +1,29 @@
+"""Draw real autograd graphs (the running example's and the MLP's) as SVG at build time."""
+
+from snippets.autograd.mlp import mlp_forward, mlp_params
+from snippets.running_example import running_example
+
+# --8<-- [start:body]
+import torch.nn.functional as F
+
+from hood.capture.autograd import autograd_graph, graph_svg
+
+
+def draw_linear_graph():
+    """The graph of `F.linear(x, W, b)`."""
+    x, W, b = running_example()
+    graph = autograd_graph(F.linear(x, W, b), {"x": x, "W": W, "b": b})
+    print(graph_svg(graph, "Autograd graph of F.linear(x, W, b)"))
+    return graph
+
+
+def draw_mlp_graph():
+    """The graph of the MLP's loss; saved tensors are named after the forward's tensors."""
+    x, _, _ = running_example()
+    W1, b1, W2, b2, target = mlp_params()
+    h, logp, loss = mlp_forward(x, W1, b1, W2, b2, target)
+    names = {"x": x, "W1": W1, "b1": b1, "W2": W2, "b2": b2, "h": h, "logp": logp, "target": target}
+    graph = autograd_graph(loss, names)
+    print(graph_svg(graph, "Autograd graph of the MLP's NLL loss"))
+    return graph
+# --8<-- [end:body]

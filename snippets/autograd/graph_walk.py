@@ -1,0 +1,25 @@
+"""Walk the autograd graph of `F.linear(x, W, b)`: nodes, edges, and what each node saved."""
+
+from snippets.running_example import running_example
+
+# --8<-- [start:body]
+import torch.nn.functional as F
+
+from hood.capture.autograd import autograd_graph, render_graph
+
+
+def walk_linear():
+    """Print the graph behind `y = F.linear(x, W, b)` and check what `AddmmBackward0` saved."""
+    x, W, b = running_example()
+    y = F.linear(x, W, b)
+    graph = autograd_graph(y, {"x": x, "W": W, "b": b})
+    print(render_graph(graph))
+    node = y.grad_fn
+    print()
+    print("node._saved_mat1 is x:", node._saved_mat1 is x)
+    print("same memory (data_ptr):", node._saved_mat1.data_ptr() == x.data_ptr())
+    print("node._saved_mat2 is W:", node._saved_mat2 is W)
+    print("mat2 is W seen through a transpose:", node._saved_mat2.data_ptr() == W.data_ptr(),
+          "strides", node._saved_mat2.stride(), "vs W", W.stride())
+    return graph
+# --8<-- [end:body]

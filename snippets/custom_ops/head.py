@@ -1,0 +1,61 @@
+"""A small model on the custom op (define it first): the LM head at a temperature."""
+
+from snippets.custom_ops.record_ops import RecordOps
+from snippets.running_example import running_example
+
+# --8<-- [start:body]
+import torch
+import torch.nn.functional as F
+from torch._inductor.utils import run_and_get_code
+
+from hood.capture.autograd import diff_bound
+from hood.capture.custom_ops import wrapper_calls
+
+
+class TemperatureHead(torch.nn.Module):
+    """log_softmax(scaled_linear(x, W, b, 1 / temperature)): next-word log-probabilities."""
+
+    def __init__(self, W, b, temperature=2.0):
+        super().__init__()
+        self.W = torch.nn.Parameter(W.detach().clone())
+        self.b = torch.nn.Parameter(b.detach().clone())
+        self.scale = 1.0 / temperature
+
+    def forward(self, x):
+        logits = torch.ops.hood.scaled_linear(x, self.W, self.b, self.scale)
+        return torch.log_softmax(logits, dim=-1)
+
+
+def head_trace():
+    """The ATen-level ops of one eager forward of the head, as a TorchDispatchMode sees them."""
+    x, W, b = running_example()
+    head = TemperatureHead(W, b)
+    with RecordOps() as rec:
+        head(x)
+    print("forward ops:", rec.ops)
+    return rec.ops
+
+
+def train_step(model, x, target):
+    """One forward and backward; returns the output and the gradients of x, W and b."""
+    out = model(x)
+    F.nll_loss(out, target).backward()
+    return out, x.grad, model.W.grad, model.b.grad
+
+
+def compiled_head():
+    """Compile the head (fullgraph=True), run a training step, show the generated calls, compare."""
+    x, W, b = running_example()
+    target = torch.tensor([3, 17])
+    head = TemperatureHead(W, b)
+    compiled, codes = run_and_get_code(train_step, torch.compile(head, fullgraph=True), x, target)
+    for part, code in zip(("forward", "backward"), codes):
+        print(f"{part} wrapper, kernel calls:")
+        for line in wrapper_calls(code):
+            print("   ", line)
+    x.grad, head.W.grad, head.b.grad = None, None, None
+    eager = train_step(head, x, target)
+    for name, c, e in zip(("output", "dx", "dW", "db"), compiled, eager):
+        print(f"compiled vs eager {name}: max abs diff {diff_bound(c, e)}")
+    return codes, compiled, eager
+# --8<-- [end:body]

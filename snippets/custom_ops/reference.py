@@ -1,0 +1,26 @@
+"""The custom op against its reference, F.linear(x, W, b) * scale: forward and the three gradients."""
+
+from snippets.running_example import running_example
+
+# --8<-- [start:body]
+import torch
+import torch.nn.functional as F
+
+from hood.capture.autograd import diff_bound
+
+
+def against_reference(scaled_linear, scale: float = 0.5):
+    """Run the op and `F.linear(x, W, b) * scale` forward and backward, same upstream gradient."""
+    print("schema:", torch.ops.hood.scaled_linear.default._schema)
+    g = torch.randn(2, 600, generator=torch.Generator().manual_seed(1))
+    results = {}
+    for name, fn in (("custom op", lambda x, W, b: scaled_linear(x, W, b, scale)),
+                     ("reference", lambda x, W, b: F.linear(x, W, b) * scale)):
+        x, W, b = running_example()
+        y = fn(x, W, b)
+        y.backward(g)
+        results[name] = (y, x.grad, W.grad, b.grad)
+    for label, ours, ref in zip(("y", "dx", "dW", "db"), *results.values()):
+        print(f"{label}: max |custom op - reference| {diff_bound(ours, ref)}")
+    return results
+# --8<-- [end:body]

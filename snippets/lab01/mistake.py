@@ -1,0 +1,25 @@
+"""Step 5 of lab 01: a subtly wrong log_softmax backward, and the two checks that catch it."""
+
+from snippets.lab01.by_hand import hand_formulas
+from snippets.lab01.formulas import log_softmax_backward_diagonal
+from snippets.lab01.hand_function import gradcheck_hand
+from snippets.lab01.mlp_by_hand import mlp_by_hand
+
+# --8<-- [start:body]
+from torch.autograd.gradcheck import GradcheckError
+
+from hood.capture.custom_ops import first_line
+
+
+def catch_the_mistake():
+    """Swap in `log_softmax_backward_diagonal`; compare with autograd, then run gradcheck."""
+    diffs = mlp_by_hand(formulas=hand_formulas(log_softmax=log_softmax_backward_diagonal))
+    print()
+    caught = gradcheck_hand(log_softmax_backward_diagonal, only_x=True)
+    print("gradcheck with respect to x returns:", caught)
+    try:
+        gradcheck_hand(log_softmax_backward_diagonal, only_x=True, raise_exception=True)
+    except GradcheckError as err:
+        print("with raise_exception=True:", first_line(err))
+    return diffs
+# --8<-- [end:body]

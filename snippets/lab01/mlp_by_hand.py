@@ -1,0 +1,26 @@
+"""Step 3 of lab 01: the MLP's gradients from the real graph and the hand formulas alone."""
+
+from snippets.autograd.mlp import mlp_forward, mlp_params
+from snippets.lab01.by_hand import backward_by_hand, hand_formulas
+from snippets.running_example import running_example
+
+# --8<-- [start:body]
+import torch
+
+from hood.capture.autograd import diff_bound
+
+
+def mlp_by_hand(dtype=torch.float32, formulas=None):
+    """Compare `backward_by_hand(loss)` with `loss.backward()` for every leaf of the MLP."""
+    x, _, _ = running_example(dtype=dtype)
+    W1, b1, W2, b2, target = mlp_params(dtype=dtype)
+    _, _, loss = mlp_forward(x, W1, b1, W2, b2, target)
+    hand = backward_by_hand(loss, formulas or hand_formulas())
+    loss.backward()
+    diffs = {}
+    for name, leaf in (("x", x), ("W1", W1), ("b1", b1), ("W2", W2), ("b2", b2)):
+        diffs[name] = diff_bound(hand[leaf], leaf.grad)
+        kind, shape = str(dtype).removeprefix("torch."), str(tuple(leaf.shape))
+        print(f"{kind} d{name:<2} {shape:<10} max |hand - autograd| {diffs[name]}")
+    return diffs
+# --8<-- [end:body]

@@ -1,0 +1,1 @@
+"""Lab 02: a custom operator end to end: register, check, dispatch, compile."""

@@ -1,0 +1,289 @@
+"""The autograd graph as data: nodes, edges, saved values, the engine's order and the thread-local key sets.
+
+`autograd_graph` walks a real graph (`grad_fn` and `next_functions`) from an output; `render_graph` prints
+it as text and `graph_svg` draws it with `hood.capture.diagram.layered_svg`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import torch
+
+from hood.capture.diagram import Node, layered_svg
+
+_SYMBOLIC_METADATA = re.compile(r"_sym_(sizes|strides)$")
+
+
+@dataclass(frozen=True)
+class SavedValue:
+    """One `_saved_*` attribute of a backward node.
+
+    Attributes:
+        name: The attribute without its `_saved_` prefix, e.g. `mat1`.
+        shape: The tensor's shape, or `None` for a non-tensor value.
+        value: The printed value of a non-tensor (`repr`), or `""` for a tensor.
+        is_name: The named tensor the saved tensor *is* (same Python object), if any.
+        shares_with: The named tensor whose memory it shares (same `data_ptr`) without being it, if any.
+    """
+
+    name: str
+    shape: tuple[int, ...] | None
+    value: str = ""
+    is_name: str | None = None
+    shares_with: str | None = None
+
+    def describe(self) -> str:
+        """`mat1 (2, 64) is x`, `mat2 (64, 600) shares memory with W`, `alpha = 1`."""
+        if self.shape is None:
+            return f"{self.name} = {self.value}"
+        text = f"{self.name} {self.shape}"
+        if self.is_name:
+            text += f" is {self.is_name}"
+        elif self.shares_with:
+            text += f" shares memory with {self.shares_with}"
+        return text
+
+    def brief(self) -> str:
+        """What a diagram box has room for: `mat1 is x`, `mat2 shares W's memory`, `target`, `total_weight ()`."""
+        if self.is_name == self.name:
+            return self.name
+        if self.is_name:
+            return f"{self.name} is {self.is_name}"
+        if self.shares_with:
+            return f"{self.name} shares {self.shares_with}'s memory"
+        return f"{self.name} {self.shape}"
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """A backward node of a real autograd graph.
+
+    Attributes:
+        id: `n0`, `n1`…: the order in which the walk from the output met the node.
+        name: The node's class, e.g. `AddmmBackward0`; `AccumulateGrad` for a leaf.
+        label: What pages print: `AccumulateGrad(W)` for a leaf; the class name, numbered in forward
+            (creation) order when the graph holds several nodes of that class (`AddmmBackward0[1]`).
+        sequence_nr: The node's sequence number: a per-thread counter at creation, so only differences
+            between nodes of one graph are stable; `AccumulateGrad` has the largest possible value.
+        variable: For `AccumulateGrad`, the name of the leaf tensor it accumulates into.
+        saved: The node's saved values (tensors and scalars), symbolic size/stride metadata left out.
+    """
+
+    id: str
+    name: str
+    label: str
+    sequence_nr: int
+    variable: str | None = None
+    saved: tuple[SavedValue, ...] = ()
+
+
+@dataclass(frozen=True)
+class AutogradGraph:
+    """Nodes in walk order and edges `(node id, next node id)` in `next_functions` order."""
+
+    nodes: tuple[GraphNode, ...]
+    edges: tuple[tuple[str, str], ...]
+
+    def node(self, label: str) -> GraphNode:
+        """The first node whose label is `label`."""
+        return next(n for n in self.nodes if n.label == label)
+
+    def labels(self) -> list[str]:
+        """Every node's label, in walk order."""
+        return [n.label for n in self.nodes]
+
+
+def walk(output: torch.Tensor) -> Iterator[tuple[torch.autograd.graph.Node, list[torch.autograd.graph.Node]]]:
+    """Each backward node reachable from `output.grad_fn`, once, with its next nodes (breadth first)."""
+    if output.grad_fn is None:
+        return
+    queue, seen = [output.grad_fn], {output.grad_fn}
+    while queue:
+        fn = queue.pop(0)
+        nexts = [nxt for nxt, _ in fn.next_functions if nxt is not None]
+        yield fn, nexts
+        for nxt in nexts:
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+
+
+def _name_of(tensor: torch.Tensor, names: Mapping[str, torch.Tensor], *, same_object: bool) -> str | None:
+    for name, candidate in names.items():
+        if same_object and tensor is candidate:
+            return name
+        if not same_object and tensor is not candidate and tensor.data_ptr() == candidate.data_ptr():
+            return name
+    return None
+
+
+def saved_values(fn: torch.autograd.graph.Node, names: Mapping[str, torch.Tensor] | None = None) -> list[SavedValue]:
+    """The `_saved_*` attributes of `fn`, with the named tensors (`names`) they are or share memory with."""
+    names = names or {}
+    values = []
+    for attr in sorted(a for a in dir(fn) if a.startswith("_saved_") and not _SYMBOLIC_METADATA.search(a)):
+        value = getattr(fn, attr)
+        short = attr.removeprefix("_saved_")
+        if isinstance(value, torch.Tensor):
+            values.append(SavedValue(short, tuple(value.shape), is_name=_name_of(value, names, same_object=True),
+                                     shares_with=_name_of(value, names, same_object=False)))
+        else:
+            values.append(SavedValue(short, None, value=repr(value)))
+    return values
+
+
+def autograd_graph(output: torch.Tensor, names: Mapping[str, torch.Tensor] | None = None) -> AutogradGraph:
+    """The graph behind `output`: every node reachable through `next_functions`, and the edges between them.
+
+    `names` maps names to tensors (leaves, and any other tensor worth recognising among the saved ones).
+    """
+    names = names or {}
+    ids: dict[torch.autograd.graph.Node, str] = {}
+    found, edges = [], []
+    for fn, nexts in walk(output):
+        for candidate in [fn, *nexts]:
+            ids.setdefault(candidate, f"n{len(ids)}")
+        found.append(fn)
+        edges.extend((ids[fn], ids[nxt]) for nxt in nexts)
+    nodes = []
+    for fn in found:
+        name, variable = type(fn).__name__, getattr(fn, "variable", None)
+        leaf = _name_of(variable, names, same_object=True) if variable is not None else None
+        twins = sorted((f for f in found if type(f) is type(fn)), key=lambda f: f._sequence_nr())  # noqa: SLF001
+        if leaf is not None:
+            label = f"{name}({leaf})"
+        elif len(twins) > 1:
+            label = f"{name}[{twins.index(fn) + 1}]"
+        else:
+            label = name
+        nodes.append(GraphNode(id=ids[fn], name=name, label=label, sequence_nr=fn._sequence_nr(),  # noqa: SLF001
+                               variable=leaf, saved=tuple(saved_values(fn, names))))
+    return AutogradGraph(tuple(nodes), tuple(edges))
+
+
+def render_graph(graph: AutogradGraph) -> str:
+    """One line per node: its label, where its gradients go next, and what it saved."""
+    labels = {n.id: n.label for n in graph.nodes}
+    lines = []
+    for node in graph.nodes:
+        nexts = [labels[dst] for src, dst in graph.edges if src == node.id]
+        lines.append(f"{node.label}" + (f" -> {', '.join(nexts)}" if nexts else ""))
+        lines.extend(f"    saved {value.describe()}" for value in node.saved)
+    return "\n".join(lines)
+
+
+def graph_svg(graph: AutogradGraph, title: str) -> str:
+    """An SVG drawing of `graph`: the output's node on top, the leaves' `AccumulateGrad` at the bottom.
+
+    Each box's second line lists the tensors the node saved (`SavedValue.brief`); arrows follow the
+    gradients, from a node to its `next_functions`.
+    """
+    nodes = [
+        Node(n.id, n.label, ", ".join(v.brief() for v in n.saved if v.shape is not None))
+        for n in graph.nodes
+    ]
+    return layered_svg(nodes, list(graph.edges), title)
+
+
+def ready_order_is_by_sequence_nr(graph: AutogradGraph, order: list[str]) -> bool:
+    """Whether `order` (node labels) is what the engine's rule gives on `graph`.
+
+    The rule: a node runs once every node that feeds it a gradient has run; among the nodes ready at a
+    step, the one with the highest sequence number runs first (ties in any order).
+    """
+    by_label = {n.label: n for n in graph.nodes}
+    if sorted(order) != sorted(by_label) or len(set(order)) != len(order):
+        return False
+    pending = {n.id: sum(1 for _, dst in graph.edges if dst == n.id) for n in graph.nodes}
+    ready = {n.id for n in graph.nodes if pending[n.id] == 0}
+    seq = {n.id: n.sequence_nr for n in graph.nodes}
+    for label in order:
+        node_id = by_label[label].id
+        if node_id not in ready or seq[node_id] != max(seq[r] for r in ready):
+            return False
+        ready.remove(node_id)
+        for src, dst in graph.edges:
+            if src == node_id:
+                pending[dst] -= 1
+                if pending[dst] == 0:
+                    ready.add(dst)
+    return True
+
+
+@dataclass(frozen=True)
+class TlsKeys:
+    """The thread-local dispatch key sets every call's key set is adjusted with.
+
+    Attributes:
+        include: Keys added to every call's key set (`torch._C._dispatch_tls_local_include_set()`).
+        exclude: Keys removed from every call's key set (`torch._C._dispatch_tls_local_exclude_set()`).
+        autograd_excluded: Whether the autograd functionality key is excluded (it prints as
+            `AutogradOther, AutogradNestedTensor`, one per-backend name for a whole functionality).
+    """
+
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    autograd_excluded: bool
+
+
+def key_names(key_set: torch._C.DispatchKeySet) -> tuple[str, ...]:
+    """The names in a `DispatchKeySet`'s repr, in its order."""
+    inner = re.fullmatch(r"DispatchKeySet\((.*)\)", repr(key_set))
+    return tuple(k.strip() for k in inner.group(1).split(",") if k.strip()) if inner else ()
+
+
+def tls_keys() -> TlsKeys:
+    """The current thread's include and exclude sets."""
+    exclude = torch._C._dispatch_tls_local_exclude_set()  # noqa: SLF001
+    return TlsKeys(
+        include=key_names(torch._C._dispatch_tls_local_include_set()),  # noqa: SLF001
+        exclude=key_names(exclude),
+        autograd_excluded=exclude.has(torch._C.DispatchKey.AutogradFunctionality),
+    )
+
+
+def call_key_set(*tensors: torch.Tensor) -> tuple[tuple[str, ...], str]:
+    """The key set a call on `tensors` starts from, and its highest-priority key.
+
+    As the dispatcher computes it: the union of the tensors' key sets, plus the thread-local include
+    set, minus the exclude set. The dispatcher then also drops the keys where the operator's entry is a
+    fallthrough (`BackendSelect`, `ADInplaceOrView` for most operators); that last step is op-specific
+    and not applied here.
+    """
+    keys = torch._C._dispatch_keys(tensors[0])  # noqa: SLF001
+    for tensor in tensors[1:]:
+        keys = keys | torch._C._dispatch_keys(tensor)  # noqa: SLF001
+    keys = (keys | torch._C._dispatch_tls_local_include_set()) - torch._C._dispatch_tls_local_exclude_set()  # noqa: SLF001
+    return key_names(keys), keys.highestPriorityTypeId().name
+
+
+def render_key_changes(before: TlsKeys, after: TlsKeys) -> str:
+    """What a mode changed: keys added to or removed from the include and exclude sets."""
+    def change(old: tuple[str, ...], new: tuple[str, ...]) -> str:
+        added = [f"+{k}" for k in new if k not in old]
+        removed = [f"-{k}" for k in old if k not in new]
+        return " ".join(added + removed) or "(unchanged)"
+    return f"include {change(before.include, after.include)}; exclude {change(before.exclude, after.exclude)}"
+
+
+DIFF_BOUNDS = (1e-12, 1e-9, 1e-6, 1e-5, 1e-4, 1e-3)
+"""The bounds `diff_bound` reports against. Rounding noise is a few units in the last place of the
+values compared, so a printed bound stays put as long as that noise sits well inside one decade."""
+
+
+def diff_bound(a: torch.Tensor, b: torch.Tensor) -> str:
+    """The largest absolute difference, printed so that it reads the same on every run.
+
+    `0` when the tensors are equal, `< 1e-06` for the smallest bound of `DIFF_BOUNDS` it is under,
+    and two significant digits when it is above them all (a real disagreement).
+    """
+    diff = (a.detach() - b.detach()).abs().max().item()
+    if diff == 0:
+        return "0"
+    for bound in DIFF_BOUNDS:
+        if diff < bound:
+            return f"< {bound:.0e}"
+    return f"{diff:.2g}"

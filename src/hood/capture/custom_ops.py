@@ -1,0 +1,138 @@
+"""A custom operator seen from the dispatcher and from the compiler: registrations, table rows, generated calls.
+
+`torch._C._dispatch_dump` (what was registered) and `torch._C._dispatch_dump_table` (what each key runs,
+about a hundred rows) name files with absolute paths and line numbers; these functions keep the key, the
+kind of kernel and the file, relative to the torch tree, so that the text is the same on every machine.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import torch
+
+CALL_PATH_KEYS = ("AutocastCPU", "AutogradCPU", "ADInplaceOrView", "Functionalize", "Python", "Meta", "CPU")
+"""The rows that matter for a CPU call, from the highest-priority key down (as a call meets them)."""
+
+_ROW = re.compile(r"^(?P<key>\w+): (?P<fallthrough>fallthrough )?registered at (?P<path>\S+?):\d+ \[(?P<kind>[^\]]+)\]$")
+_REGISTRATION = re.compile(r"^(?P<key>[\w\[\]]+): registered at (?P<path>\S+?):\d+ :: ")
+
+
+def torch_relative(path: str) -> str:
+    """`torch/_library/custom_ops.py` for a site-packages path, `aten/src/…` for a path of torch's build tree."""
+    if "site-packages/" in path:
+        return path.split("site-packages/", 1)[1]
+    for root in ("aten/", "torch/", "c10/"):
+        where = path.find("/" + root)
+        if where != -1:
+            return path[where + 1 :]
+    return path
+
+
+@dataclass(frozen=True)
+class DispatchRow:
+    """One row of an operator's dispatch table.
+
+    Attributes:
+        key: The dispatch key, e.g. `AutogradCPU`.
+        kind: What the table says the entry is: `kernel`, `default backend kernel`, `autograd kernel`,
+            `backend fallback`…
+        fallthrough: Whether the entry just passes the call on to the next key.
+        source: The file that registered it, relative to the torch tree (no line number).
+    """
+
+    key: str
+    kind: str
+    fallthrough: bool
+    source: str
+
+
+def dispatch_rows(qualname: str, keys: tuple[str, ...] = CALL_PATH_KEYS) -> list[DispatchRow]:
+    """The rows of `qualname`'s computed dispatch table for `keys`, in the order of `keys`."""
+    found = {}
+    for line in torch._C._dispatch_dump_table(qualname).splitlines():  # noqa: SLF001
+        match = _ROW.match(line.strip())
+        if match and match["key"] in keys:
+            found[match["key"]] = DispatchRow(match["key"], match["kind"], bool(match["fallthrough"]),
+                                              torch_relative(match["path"]))
+    return [found[k] for k in keys if k in found]
+
+
+def render_rows(rows: list[DispatchRow]) -> str:
+    """One aligned line per row: key, kind (with `fallthrough`), source file."""
+    kinds = [("fallthrough " if r.fallthrough else "") + r.kind for r in rows]
+    width_key = max((len(r.key) for r in rows), default=0)
+    width_kind = max((len(k) for k in kinds), default=0)
+    return "\n".join(f"{r.key:<{width_key}}  {k:<{width_kind}}  {r.source}" for r, k in zip(rows, kinds))
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A kernel registered for an operator (`torch._C._dispatch_dump`): a key, or an alias key such as
+    `CompositeExplicitAutograd[alias]`, and the file that registered it."""
+
+    key: str
+    source: str
+
+
+def registrations(qualname: str) -> tuple[str, list[Registration]]:
+    """The operator's schema and the kernels registered for it (not the table computed from them)."""
+    schema, found = "", []
+    for line in torch._C._dispatch_dump(qualname).splitlines():  # noqa: SLF001
+        if line.startswith("schema: "):
+            schema = line.removeprefix("schema: ")
+        match = _REGISTRATION.match(line)
+        if match:
+            found.append(Registration(match["key"], torch_relative(match["path"])))
+    return schema, found
+
+
+def render_registrations(schema: str, found: list[Registration]) -> str:
+    """The schema, then one line per registered kernel."""
+    width = max((len(r.key) for r in found), default=0)
+    return "\n".join([f"schema: {schema}", *(f"  {r.key:<{width}}  registered by {r.source}" for r in found)])
+
+
+def code_lines(code: str, needle: str) -> list[str]:
+    """The lines of generated code that contain `needle`, stripped, in order."""
+    return [line.strip() for line in code.splitlines() if needle in line]
+
+
+def first_line(error: BaseException) -> str:
+    """An error's type and the first line of its message (the rest is often a long, changing hint)."""
+    message = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {message[0] if message else ''}"
+
+
+_KERNEL_CALL = re.compile(r"(torch\.ops\.\w+\.\w+\.\w+|extern_kernels\.\w+|cpp_fused_\w+|triton_\w+)\(")
+
+
+def wrapper_calls(code: str) -> list[str]:
+    """The lines of an Inductor wrapper's `call` function that run a kernel or an operator, stripped.
+
+    Generated kernels (`cpp_fused_*`), library calls (`extern_kernels.*`) and operators called as such
+    (`torch.ops.<ns>.<op>.<overload>`); comments, asserts and allocations are left out.
+    """
+    lines, inside = [], False
+    for line in code.splitlines():
+        if line.strip().startswith("def call("):
+            inside = True
+            continue
+        if inside and line and not line.startswith(" "):
+            break
+        if inside and not line.strip().startswith("#") and _KERNEL_CALL.search(line) and "assert" not in line:
+            lines.append(line.strip())
+    return lines
+
+
+_WRAPPED = re.compile(r"got (\w+)\('(.+?)'\)")
+
+
+def wrapped_error(error: BaseException) -> str | None:
+    """The error a compiler error quotes as its cause (`... got RuntimeError('...')`), first sentence only."""
+    match = _WRAPPED.search(str(error))
+    if match is None:
+        return None
+    sentence = re.split(r"(?<=\.) ", match[2], maxsplit=1)[0]
+    return f"{match[1]}: {sentence}"

@@ -1,0 +1,173 @@
+"""What theory 02 says about the autograd engine, asserted on the functions its blocks call."""
+
+import threading
+import xml.etree.ElementTree as ET
+
+import torch
+import torch.nn.functional as F
+
+from snippets.autograd.autograd_key import autograd_key_events
+from snippets.autograd.diagrams import draw_linear_graph, draw_mlp_graph
+from snippets.autograd.engine_order import engine_order
+from snippets.autograd.grad_modes import grad_modes
+from snippets.autograd.graph_walk import walk_linear
+from snippets.autograd.hooks import hook_order
+from snippets.autograd.retain_grad import retain_grad_demo
+from snippets.autograd.saved_hooks import count_saved_tensors
+from snippets.custom_ops.record_ops import RecordOps
+from snippets.running_example import running_example
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def test_linear_graph_nodes_edges_and_saved_values(capsys):
+    graph = walk_linear()
+    out = capsys.readouterr().out
+    assert graph.labels() == ["AddmmBackward0", "AccumulateGrad(b)", "AccumulateGrad(x)", "TBackward0", "AccumulateGrad(W)"]
+    assert len(graph.nodes) == 5  # "Five nodes in all"
+    assert out.splitlines()[0] == "AddmmBackward0 -> AccumulateGrad(b), AccumulateGrad(x), TBackward0"
+    saved = {v.name: v for v in graph.node("AddmmBackward0").saved}
+    assert saved["mat1"].is_name == "x"
+    assert saved["mat2"].is_name is None and saved["mat2"].shares_with == "W" and saved["mat2"].shape == (64, 600)
+    assert saved["alpha"].value == "1" and saved["beta"].value == "1"
+    assert "node._saved_mat1 is x: True" in out and "same memory (data_ptr): True" in out
+    assert "node._saved_mat2 is W: False" in out
+    assert "mat2 is W seen through a transpose: True strides (1, 64) vs W (64, 1)" in out
+
+
+def svg_boxes(svg: str) -> dict[str, str]:
+    root = ET.fromstring(svg)
+    boxes = {}
+    for group in root.iter(f"{SVG}g"):
+        texts = {t.get("class"): t.text for t in group.iter(f"{SVG}text")}
+        boxes[texts["label"]] = texts.get("detail", "")
+    return boxes
+
+
+def test_diagrams_are_drawn_from_the_real_graphs(capsys):
+    linear = draw_linear_graph()
+    boxes = svg_boxes(capsys.readouterr().out)
+    assert set(boxes) == set(linear.labels())
+    assert boxes["AddmmBackward0"] == "mat1 is x, mat2 shares W's memory"
+    mlp = draw_mlp_graph()
+    boxes = svg_boxes(capsys.readouterr().out)
+    assert set(boxes) == set(mlp.labels())
+    assert boxes["AddmmBackward0[1]"] == "mat1 is x, mat2 shares W1's memory"  # the first layer, created first
+    assert boxes["AddmmBackward0[2]"] == "mat1 is h, mat2 shares W2's memory"
+    assert boxes["ReluBackward0"] == "result shares h's memory"
+    assert boxes["LogSoftmaxBackward0"] == "result shares logp's memory"
+    assert boxes["NllLossBackward0"].startswith("self is logp, target")
+
+
+def test_engine_order_follows_dependencies_and_sequence_numbers(capsys):
+    graph, ran = engine_order()
+    out = capsys.readouterr().out
+    assert "ready nodes ran highest sequence_nr first: True" in out
+    assert ran[ran.index("AddmmBackward0[2]") + 1] == "AccumulateGrad(b2)"
+    assert graph.node("TBackward0[2]").sequence_nr > graph.node("ReluBackward0").sequence_nr
+    assert ran.index("TBackward0[2]") < ran.index("ReluBackward0")
+    assert ran.index("AccumulateGrad(W2)") < ran.index("ReluBackward0")
+    assert {graph.node(label).sequence_nr for label in ran if label.startswith("AccumulateGrad")} == {2**64 - 1}
+    nexts = {dst for src, dst in graph.edges if src == graph.node("AddmmBackward0[2]").id}
+    assert {n.label for n in graph.nodes if n.id in nexts} == {"AccumulateGrad(b2)", "TBackward0[2]", "ReluBackward0"}
+
+
+def test_hook_order(capsys):
+    fired, b_grad = hook_order()
+    assert fired == [
+        "tensor hook on y", "prehook of AddmmBackward0", "hook of AddmmBackward0", "tensor hook on b",
+        "tensor hook on x", "prehook of TBackward0", "hook of TBackward0", "tensor hook on W",
+        "post-accumulate-grad hook on W",
+    ]
+    assert torch.equal(b_grad, torch.full((600,), 4.0))
+    assert "[4.0, 4.0, 4.0]" in capsys.readouterr().out
+
+
+def test_a_tensor_hook_runs_before_node_prehooks_whatever_the_registration_order():
+    x = torch.randn(3, requires_grad=True)
+    y = x * 2
+    order = []
+    y.grad_fn.register_prehook(lambda g: order.append("node prehook"))
+    y.register_hook(lambda g: order.append("tensor hook"))
+    y.sum().backward()
+    assert order == ["tensor hook", "node prehook"]
+
+
+def test_a_leaf_hook_runs_before_accumulation():
+    x = torch.randn(3, requires_grad=True)
+    seen = []
+    x.register_hook(lambda g: seen.append(x.grad))
+    (x * 2).sum().backward()
+    assert seen == [None] and x.grad is not None
+
+
+def test_saved_tensor_hooks_count(capsys):
+    counts, packed = count_saved_tensors()
+    out = capsys.readouterr().out
+    assert "after forward:  packed 9 unpacked 0" in out
+    assert counts == {"pack": 9, "unpack": 9}
+    assert packed == [(2, 64), (64, 128), (2, 128), (2, 128), (128, 600), (2, 600), (2, 600), (2,), ()]
+
+
+def test_retain_grad(capsys):
+    plain, kept = retain_grad_demo()
+    out = capsys.readouterr().out
+    assert plain is None
+    assert "warning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed." in out
+    assert torch.equal(kept, torch.ones(2, 600))
+    assert "W.grad accumulated over the two backward passes: True" in out
+
+
+def test_no_grad_versus_inference_mode(capsys):
+    modes = grad_modes()
+    out = capsys.readouterr().out
+    default, no_grad, inference = modes["default"], modes["no_grad"], modes["inference_mode"]
+    # no_grad: nothing changes in dispatch; the autograd kernel records nothing (the warning box's "does").
+    assert no_grad[0] == default[0]
+    assert default[1] == no_grad[1] == "AutogradCPU"
+    y = no_grad[2]
+    assert not y.requires_grad and y.grad_fn is None and not y.is_inference()
+    assert "AutogradCPU" in repr(torch._C._dispatch_keys(y))
+    assert "no_grad result used in autograd: fine" in out
+    # inference_mode: autograd excluded, ADInplaceOrView no longer included.
+    keys = inference[0]
+    assert keys.autograd_excluded and not default[0].autograd_excluded
+    assert "TLS: include -ADInplaceOrView; exclude +AutogradOther +AutogradNestedTensor" in out
+    assert inference[1] == "ADInplaceOrView"
+    from hood.capture.custom_ops import dispatch_rows
+    adinplace = next(r for r in dispatch_rows("aten::addmm") if r.key == "ADInplaceOrView")
+    assert adinplace.fallthrough
+    y = inference[2]
+    assert y.is_inference() and repr(torch._C._dispatch_keys(y)) == "DispatchKeySet(CPU, AutocastCPU)"
+    assert "inference_mode result used in autograd: RuntimeError: Inference tensors cannot be saved for backward." in out
+
+
+def test_autograd_key_records_then_redispatches():
+    events = autograd_key_events()
+    assert events == [
+        "Python key (below autograd) runs aten.t.default",
+        "  its output: requires_grad=False, grad_fn=None",
+        "autograd key saves (2, 64) for backward (x)",
+        "autograd key saves (64, 600) for backward (W, transposed)",
+        "Python key (below autograd) runs aten.addmm.default",
+        "  its output: requires_grad=False, grad_fn=None",
+        "back at the caller: y.grad_fn = AddmmBackward0",
+    ]
+
+
+def test_a_dispatch_mode_sees_backward_on_the_calling_thread():
+    """The second warning box: backward ops reach the mode, on the thread that called backward()."""
+    threads = []
+
+    class Threads(RecordOps):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            threads.append(threading.get_ident())
+            return super().__torch_dispatch__(func, types, args, kwargs)
+
+    x, W, b = running_example()
+    y = F.linear(x, W, b)
+    with Threads() as rec:
+        y.sum().backward()
+    assert "aten.mm.default" in rec.ops and set(threads) == {threading.get_ident()}
+    assert rec.ops.count("aten.detach.default") == 3  # one per leaf, as AccumulateGrad stores it
+

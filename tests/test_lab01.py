@@ -1,0 +1,141 @@
+"""What lab 01 says, asserted on the functions its blocks call, and its deliverables."""
+
+import json
+import warnings
+import xml.etree.ElementTree as ET
+
+import torch
+import torch.nn.functional as F
+
+from snippets.autograd.mlp import mlp_forward, mlp_params
+from snippets.custom_ops.record_ops import RecordOps
+from snippets.lab01.by_hand import backward_by_hand, hand_formulas
+from snippets.lab01.formulas import as_signed, log_softmax_backward, log_softmax_backward_diagonal, nll_loss_backward
+from snippets.lab01.graph import saved_ints, walk_mlp
+from snippets.lab01.hand_function import gradcheck_hand, gradchecks
+from snippets.lab01.linear_by_hand import linear_by_hand
+from snippets.lab01.mistake import catch_the_mistake
+from snippets.lab01.mlp_by_hand import mlp_by_hand
+from snippets.lab01.run import main
+from snippets.running_example import running_example
+
+WITHIN_1E6 = {"0", "< 1e-12", "< 1e-09", "< 1e-06"}
+
+
+def test_the_mlp_graph_has_twelve_nodes_of_six_classes():
+    graph = walk_mlp()
+    assert len(graph.nodes) == 12
+    assert {n.name for n in graph.nodes} == {
+        "NllLossBackward0", "LogSoftmaxBackward0", "AddmmBackward0", "TBackward0", "ReluBackward0", "AccumulateGrad"}
+    assert sum(n.name == "AccumulateGrad" for n in graph.nodes) == 5
+
+
+def test_linear_by_hand_is_exact(capsys):
+    hand, auto = linear_by_hand()
+    out = capsys.readouterr().out
+    for name in ("x", "W", "b"):
+        assert torch.equal(hand[name], auto[name]), name
+        assert f"d{name}: shape {tuple(auto[name].shape)}, max |hand - autograd| 0" in out
+    assert "without the sum over the batch, db would have shape (2, 600) but b has (600,)" in out
+    assert "after backward, node._saved_mat1 -> RuntimeError: Trying to backward through the graph a second time" in out
+
+
+def test_saved_ints_come_back_unsigned(capsys):
+    dim, ignore = saved_ints()
+    assert dim == 2**64 - 1 and ignore == 2**64 - 100
+    assert as_signed(dim) == -1 and as_signed(ignore) == -100 and as_signed(5) == 5
+    assert "logp.sum(dim) with the raw value: ValueError" in capsys.readouterr().out
+
+
+def test_mlp_by_hand_agrees_with_autograd():
+    diffs32 = mlp_by_hand()
+    diffs64 = mlp_by_hand(torch.float64)
+    assert set(diffs32.values()) <= WITHIN_1E6
+    assert set(diffs64.values()) <= {"0", "< 1e-12"}
+    assert set(diffs32.values()) != {"0"}  # not all bit-for-bit equal
+
+
+def test_autograd_log_softmax_backward_is_one_kernel():
+    x = torch.randn(2, 5, requires_grad=True)
+    logp = F.log_softmax(x, dim=-1)
+    with RecordOps() as rec:
+        logp.backward(torch.ones_like(logp))
+    assert "aten._log_softmax_backward_data.default" in rec.ops
+    assert not {"aten.exp.default", "aten.sub.Tensor"} & set(rec.ops)
+
+
+def test_gradchecks_pass_in_float64_and_float32_is_too_noisy():
+    assert gradchecks() == (True, True)
+    x, _, _ = running_example()
+    W1, b1, W2, b2, target = (p.detach() if p.dtype.is_floating_point else p for p in mlp_params())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # gradcheck warns about float32 inputs
+        ok = torch.autograd.gradcheck(lambda x: mlp_forward(x, W1, b1, W2, b2, target)[2], (x,),
+                                      fast_mode=True, raise_exception=False)
+    assert ok is False  # correct formulas (autograd's), float32: fails
+
+
+def test_input_entries_and_slow_mode_passes():
+    x, _, _ = running_example()
+    entries = x.numel() + sum(p.numel() for p in mlp_params()[:4])
+    assert entries == 85_848 and 2 * entries == 171_696
+
+
+def test_the_mistake_is_caught(capsys):
+    diffs = catch_the_mistake()
+    out = capsys.readouterr().out
+    assert all(0.01 <= float(d) < 0.1 for d in diffs.values()), diffs  # "off by amounts in the hundredths"
+    assert "gradcheck with respect to x returns: False" in out
+    assert "GradcheckError: Jacobian mismatch for output 0 with respect to input 0," in out
+    assert gradcheck_hand(log_softmax_backward_diagonal, only_x=True) is False
+
+
+def test_diagonal_formula_zeroes_non_target_logits_and_correct_one_gives_s_over_n():
+    x, _, _ = running_example()
+    W1, b1, W2, b2, target = mlp_params()
+    _, logp, _ = mlp_forward(x, W1, b1, W2, b2, target)
+    logp = logp.detach()
+    g = nll_loss_backward(torch.tensor(1.0), logp, target, len(target))
+    wrong, right = log_softmax_backward_diagonal(g, logp), log_softmax_backward(g, logp)
+    off_target = torch.ones_like(logp, dtype=torch.bool)
+    off_target[torch.arange(2), target] = False
+    assert torch.all(wrong[off_target] == 0)
+    assert torch.allclose(right[off_target], (logp.exp() / 2)[off_target])
+
+
+def test_cross_entropy_records_the_same_two_nodes_and_the_combined_formula_holds():
+    x, _, _ = running_example()
+    W1, b1, W2, b2, target = mlp_params()
+    z2 = F.linear(F.relu(F.linear(x, W1, b1)), W2, b2)
+    z2.retain_grad()
+    loss = F.cross_entropy(z2, target)
+    assert type(loss.grad_fn).__name__ == "NllLossBackward0"
+    assert type(loss.grad_fn.next_functions[0][0]).__name__ == "LogSoftmaxBackward0"
+    loss.backward()
+    expected = (F.softmax(z2, -1) - F.one_hot(target, 600)) / 2
+    assert torch.allclose(z2.grad, expected.detach(), atol=1e-7)
+
+
+def test_backward_by_hand_needs_only_the_graph():
+    """Nothing in the walker knows the MLP: on linear's graph it gives linear's gradients."""
+    x, W, b = running_example()
+    y = F.linear(x, W, b)
+    hand = backward_by_hand(y)  # seeds the output's gradient with ones
+    y.backward(torch.ones_like(y))
+    for leaf in (x, W, b):
+        assert torch.allclose(hand[leaf], leaf.grad)
+
+
+def test_deliverables(tmp_path, capsys):
+    written = main(["--out", str(tmp_path)])
+    assert [p.name for p in written] == ["REPORT.md", "mlp-graph.svg", "manifest.json"]
+    report = (tmp_path / "REPORT.md").read_text()
+    for title in ("## Formulas", "## 1. The graph", "## 2. Two saved ints", "## 3. linear by hand",
+                  "## 4. The MLP by hand, float32 and float64", "## 5. gradcheck", "## 6. A subtle mistake, caught"):
+        assert title in report
+    assert "dz = grad - softmax(z) * grad.sum(dim)" in report  # from log_softmax_backward's docstring
+    assert "gradcheck with respect to x returns: False" in report
+    assert "saved dim = 18446744073709551615" in report
+    ET.fromstring((tmp_path / "mlp-graph.svg").read_text())
+    meta = json.loads((tmp_path / "manifest.json").read_text())
+    assert meta["lab"] == "lab01-autograd-by-hand" and meta["seed"] == 42 and meta["torch"].startswith("2.13.0")

@@ -1,0 +1,149 @@
+"""What lab 02 says, asserted on the functions its blocks call, and its deliverables."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from hood.capture.custom_ops import wrapper_calls
+from snippets.custom_ops.checks import check_scaled_linear
+from snippets.custom_ops.compare_tables import compare_tables
+from snippets.custom_ops.head import TemperatureHead, head_trace
+from snippets.custom_ops.no_fake import without_fake
+from snippets.custom_ops.record_ops import RecordOps
+from snippets.custom_ops.redefine import redefine_pitfall
+from snippets.custom_ops.reference import against_reference
+from snippets.custom_ops.scaled_linear import define_scaled_linear
+from snippets.running_example import running_example
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def scaled_linear():
+    """The op, defined once for the module (a second definition would replace it)."""
+    return define_scaled_linear()
+
+
+def test_the_op_equals_its_reference_to_the_last_bit(scaled_linear, capsys):
+    results = against_reference(scaled_linear)
+    out = capsys.readouterr().out
+    assert "schema: hood::scaled_linear(Tensor x, Tensor W, Tensor b, float scale) -> Tensor" in out
+    for ours, ref in zip(*results.values()):
+        assert torch.equal(ours, ref)
+
+
+def test_checks_pass(scaled_linear):
+    first, second, report = check_scaled_linear(scaled_linear)
+    assert first is True and second is True
+    assert report == {"test_schema": "SUCCESS", "test_autograd_registration": "SUCCESS",
+                      "test_faketensor": "SUCCESS", "test_aot_dispatch_dynamic": "SUCCESS"}
+
+
+def test_tables_side_by_side(scaled_linear):
+    ours, addmm = compare_tables()
+    mine, theirs = {r.key: r for r in ours}, {r.key: r for r in addmm}
+    assert mine["AutocastCPU"].fallthrough and theirs["AutocastCPU"].kind == "kernel" and not theirs["AutocastCPU"].fallthrough
+    assert theirs["AutogradCPU"].source.endswith("VariableType_0.cpp") and mine["AutogradCPU"].source.endswith("custom_ops.py")
+    assert theirs["Meta"].source.endswith("_meta_registrations.py") and mine["Meta"].source.endswith("custom_ops.py")
+    assert theirs["CPU"].kind == "kernel" and mine["CPU"].kind == "default backend kernel"
+    x, W, b = running_example()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert torch.addmm(b, x, W.t()).dtype == torch.bfloat16  # addmm's autocast kernel casts
+
+
+def test_one_op_then_log_softmax_then_detach(scaled_linear):
+    assert head_trace() == ["hood.scaled_linear.default", "aten._log_softmax.default", "aten.detach.default"]
+
+
+@pytest.mark.parametrize(("op", "saves_output"), [
+    (torch.relu, True), (torch.exp, True), (lambda t: torch.log_softmax(t, -1), True), (torch.sin, False)])
+def test_detach_appears_when_an_op_saves_its_output(op, saves_output):
+    with RecordOps() as tracked:
+        op(torch.randn(4, requires_grad=True))
+    with RecordOps() as untracked:
+        op(torch.randn(4))
+    assert ("aten.detach.default" in tracked.ops) == saves_output
+    assert "aten.detach.default" not in untracked.ops
+
+
+def test_log_probabilities_reach_29_where_a_float32_step_is_1_9e_6(scaled_linear):
+    x, W, b = running_example()
+    with torch.no_grad():
+        out = TemperatureHead(W, b)(x)
+    assert 25 < out.abs().max().item() < 35
+    assert np.spacing(np.float32(29)) == pytest.approx(1.9073486e-06)
+
+
+def test_without_fake(capsys):
+    errors = without_fake()
+    out = capsys.readouterr().out
+    assert "eager on real tensors: (2, 600)" in out
+    assert type(errors["meta tensors"]).__name__ == "RuntimeError"
+    assert type(errors["torch.compile"]).__name__ == "TorchRuntimeError"
+    assert type(errors["opcheck"]).__name__ == "OpCheckError"
+    assert "test_faketensor failed" in str(errors["opcheck"])
+    for err in errors.values():
+        assert "There was no fake impl registered for <CustomOpDef(hood::scaled_linear_nofake)>" in str(err)
+    assert "which wraps RuntimeError: There was no fake impl registered" in out
+
+
+def test_redefinition_replaces_silently(capsys):
+    err = redefine_pitfall()
+    out = capsys.readouterr().out
+    assert "the registry's entry is now the second: True" in out
+    assert "the first definition's library was destroyed: True" in out
+    assert "no autograd formula was registered" in str(err)
+
+
+def test_a_parameter_without_type_hint_is_a_value_error():
+    def untyped(x):
+        return x
+    with pytest.raises(ValueError, match="must have a type annotation"):
+        torch.library.custom_op("hood::untyped", untyped, mutates_args=())
+
+
+@pytest.fixture(scope="module")
+def deliverables(tmp_path_factory) -> Path:
+    """`python -m snippets.lab02.run --out DIR`, run as a reader would, with its own Inductor cache."""
+    out = tmp_path_factory.mktemp("lab02")
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(out / "inductor"), "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}"}
+    proc = subprocess.run([sys.executable, "-m", "snippets.lab02.run", "--out", str(out)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=900, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+def test_deliverable_files(deliverables):
+    for name in ("REPORT.md", "opcheck.json", "generated_forward.py", "generated_backward.py", "manifest.json"):
+        assert (deliverables / name).is_file(), name
+    assert set(json.loads((deliverables / "opcheck.json").read_text()).values()) == {"SUCCESS"}
+    meta = json.loads((deliverables / "manifest.json").read_text())
+    assert meta["lab"] == "lab02-custom-op" and meta["seed"] == 42
+
+
+def test_compiled_forward_calls_the_op_and_backward_does_not(deliverables):
+    forward = wrapper_calls((deliverables / "generated_forward.py").read_text())
+    backward = wrapper_calls((deliverables / "generated_backward.py").read_text())
+    assert any(line.startswith("buf0 = torch.ops.hood.scaled_linear.default(") for line in forward)
+    assert any(line.startswith("cpp_fused__log_softmax_0(") for line in forward)
+    assert not any("hood." in line for line in backward)
+    assert sum(line.startswith("extern_kernels.mm(") for line in backward) == 2
+    assert any(line.startswith("cpp_fused__log_softmax_backward_data_mul_0(") for line in backward)
+    assert any(line.startswith("cpp_fused_sum_1(") for line in backward)
+
+
+def test_compiled_agrees_with_eager(deliverables):
+    report = (deliverables / "REPORT.md").read_text()
+    bounds = dict(line.split(": max abs diff ") for line in report.splitlines() if line.startswith("compiled vs eager"))
+    assert bounds["compiled vs eager output"] in {"0", "< 1e-12", "< 1e-09", "< 1e-06", "< 1e-05"}
+    for grad in ("dx", "dW", "db"):
+        assert bounds[f"compiled vs eager {grad}"] in {"0", "< 1e-12", "< 1e-09", "< 1e-06"}
+    for title in ("## 1. The op against its reference", "## 5. Compiled with fullgraph=True",
+                  "## 6. Without register_fake", "## 7. Pitfall: one name, two definitions"):
+        assert title in report
