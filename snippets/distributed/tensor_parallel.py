@@ -27,10 +27,14 @@ def tp_rank():
         parallelize_module(model, mesh, {"0": ColwiseParallel(), "2": RowwiseParallel()})
         x = torch.randn(4, 64, generator=torch.Generator().manual_seed(7), requires_grad=True)  # same input on every rank
         forward, backward = CommDebugMode(), CommDebugMode()
+        # The all-reduces are asynchronous (functional collectives): using a result waits for it, so each
+        # region uses its result before it ends, or the profiler could close before gloo has run the call.
         with profiled() as fwd_prof, forward:
             y = model(x)
+            loss = y.sum()
         with profiled() as bwd_prof, backward:
-            y.sum().backward()
+            loss.backward()
+            x_grad = x.grad.clone()
         x_ref = x.detach().clone().requires_grad_()
         y_ref = reference(x_ref)
         y_ref.sum().backward()
@@ -41,7 +45,7 @@ def tp_rank():
             "backward asks for": comm_counts(backward),
             "backward, gloo runs": gloo_calls(bwd_prof),
             "output equals the unsplit block's": torch.allclose(y, y_ref, rtol=1e-5, atol=1e-6),
-            "input gradient equals the unsplit block's": torch.allclose(x.grad, x_ref.grad, rtol=1e-5, atol=1e-6),
+            "input gradient equals the unsplit block's": torch.allclose(x_grad, x_ref.grad, rtol=1e-5, atol=1e-6),
         }
     finally:
         dist.destroy_process_group()
