@@ -27,8 +27,8 @@ def recompiles(batches=(2, 2, 3, 4, 64, 1)):
         print(f"graph {i} inputs:", ", ".join(inputs))
     for entry in reversed(cache_entries(head)):  # oldest first
         print(f"version {entry.compile_id} guards on x:")
-        for guard in entry.guards:
-            if (guard.kind == "TENSOR_MATCH" and "L['x']" in guard.code) or "L['x'].size()" in guard.code:
-                print("   ", guard.code)
+        about_x = [g for g in entry.guards if g.kind == "TENSOR_MATCH" and "L['x']" in g.code]
+        for guard in about_x + entry.shape_guards:  # shape guards: relations between symbolic sizes
+            print("   ", guard.code)
     return counter
 # --8<-- [end:body]

@@ -38,11 +38,14 @@ class CacheEntry:
 
     Attributes:
         compile_id: Dynamo's `frame/recompile` id, e.g. `0/1` for the second compile of the first frame.
-        guards: Every leaf guard, in the guard tree's order (epilogue guards last).
+        guards: Every leaf guard of the guard tree, in its order.
+        shape_guards: The relations between symbolic sizes that Dynamo checks after the tree (its
+            epilogue), e.g. `2 <= L['x'].size()[0]`; empty for a graph with static shapes.
     """
 
     compile_id: str
     guards: list[Guard]
+    shape_guards: list[Guard] = field(default_factory=list)
 
 
 def _clean(code: str) -> str:
@@ -64,10 +67,9 @@ def cache_entries(fn: Callable) -> list[CacheEntry]:
     entries = []
     for entry in _debug_get_cache_entry_list(fn):
         root = entry.guard_manager.root
-        guards = list(_leaf_guards(root))
-        for guard in root.get_epilogue_lambda_guards():
-            guards.extend(Guard(type(guard).__name__, _clean(part)) for part in guard.verbose_code_parts())
-        entries.append(CacheEntry(str(entry.compile_id), guards))
+        epilogue = [Guard(type(guard).__name__, _clean(part))
+                    for guard in root.get_epilogue_lambda_guards() for part in guard.verbose_code_parts()]
+        entries.append(CacheEntry(str(entry.compile_id), list(_leaf_guards(root)), epilogue))
     return entries
 
 
@@ -87,11 +89,13 @@ def guard_failures(fn: Callable, frame_locals: dict) -> list[tuple[str, list[str
 
 
 def render_guards(entry: CacheEntry, show: tuple[str, ...] = ("TENSOR_MATCH",)) -> str:
-    """A count per guard kind, then the full text of the kinds named in `show` (and of epilogue guards)."""
+    """A count per guard kind, then the full text of the kinds named in `show` and of the shape guards."""
     kinds = Counter(g.kind for g in entry.guards)
-    lines = [f"compiled version {entry.compile_id}: {len(entry.guards)} guards"]
+    lines = [f"compiled version {entry.compile_id}: {len(entry.guards) + len(entry.shape_guards)} guards"]
     lines += [f"  {kind:<32} x{count}" for kind, count in sorted(kinds.items())]
-    shown = [g for g in entry.guards if g.kind in show or "<=" in g.code]
+    if entry.shape_guards:
+        lines.append(f"  {'shape guards':<32} x{len(entry.shape_guards)}")
+    shown = [g for g in entry.guards if g.kind in show] + entry.shape_guards
     if shown:
         lines.append("  in full:")
         lines += [f"    {g.kind}: {g.code}" for g in shown]
