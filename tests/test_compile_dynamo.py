@@ -123,3 +123,18 @@ def test_dynamic_true_compiles_once_and_recompile_limit_is_eight():
         compiled(torch.randn(n, 64), W, b)
     assert counter.frame_count == 1
     assert torch._dynamo.config.recompile_limit == 8
+
+
+def test_replacing_a_traced_global_invalidates_the_graph(monkeypatch):
+    from torch._dynamo.testing import CompileCounter
+
+    counter = CompileCounter()
+    compiled = torch.compile(head, backend=counter)
+    x, W, b = running_example()
+    compiled(x, W, b)
+    compiled(x, W, b)
+    assert counter.frame_count == 1
+    original = torch.softmax
+    monkeypatch.setattr(torch, "softmax", lambda *args, **kwargs: original(*args, **kwargs))
+    compiled(x, W, b)
+    assert counter.frame_count == 2  # the ID_MATCH guard on torch.softmax failed
