@@ -1,0 +1,1 @@
+"""Chapter 3: the torch.compile pipeline, stage by stage."""

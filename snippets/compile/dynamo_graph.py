@@ -1,0 +1,28 @@
+"""Dynamo: the bytecode it reads and the FX graph it hands to a backend."""
+
+from snippets.compile.heads import head
+from snippets.running_example import running_example
+
+# --8<-- [start:body]
+import dis
+
+import torch
+
+
+def dynamo_graph():
+    """Compile `head` with a backend that keeps the graph; print the bytecode and the graph's code."""
+    graphs = []
+
+    def keep_graph(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward  # run the captured graph unchanged
+
+    x, W, b = running_example()
+    torch.compile(head, backend=keep_graph)(x, W, b)
+    print("bytecode of head (what Dynamo interprets):")
+    for ins in dis.get_instructions(head):
+        print(f"  {ins.opname:<13} {ins.argrepr}".rstrip())
+    print("graphs captured:", len(graphs))
+    print(graphs[0].code.strip())
+    return graphs
+# --8<-- [end:body]

@@ -1,0 +1,1 @@
+"""Chapter 3: the four distributed patterns, run with two processes over gloo."""

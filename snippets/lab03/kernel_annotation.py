@@ -1,0 +1,111 @@
+"""Lab 03, part D: the annotation of the fused softmax kernel, as claims the real kernel must bear out.
+
+Each claim carries checks: a regular expression that lines of the kernel (or of the wrapper that calls it)
+must match, a number of times or at least once. The page renders every claim with the lines that prove
+it; the tests evaluate the same checks, so an upgrade that changes the kernel fails them.
+"""
+
+import re
+from dataclasses import dataclass
+
+from hood.capture.compile import InductorOutput
+
+KERNEL = "cpp_fused__softmax_0"
+"""The kernel the annotation reads."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """Lines of `where` (`kernel` or `wrapper`) matching `pattern`: `count` of them, or at least one if `None`."""
+
+    where: str
+    pattern: str
+    count: int | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One sentence of the annotation and the checks that make it true."""
+
+    title: str
+    text: str
+    checks: tuple[Check, ...]
+
+
+ANNOTATION: tuple[Claim, ...] = (
+    Claim("What was fused",
+          "The four steps of softmax (row max, subtract and exp, row sum, divide) are one generated kernel, "
+          f"`{KERNEL}`, which the wrapper launches once.",
+          (Check("wrapper", rf"^{KERNEL}\(buf\d+, ", 1), Check("kernel", r"at::vec::maximum\("),
+           Check("kernel", r"= tmp\d+\.exp\(\);"), Check("kernel", r"tmp_acc0_vec = tmp_acc0_vec \+ tmp\d+;"),
+           Check("kernel", r"= tmp\d+ / tmp\d+;"))),
+    Claim("What was not fused",
+          "The matrix product stays a library call: the wrapper calls `extern_kernels.addmm` into `buf0`, "
+          "and the kernel starts from those logits.",
+          (Check("wrapper", r"^extern_kernels\.addmm\(.*out=buf0\)$", 1), Check("wrapper", rf"^{KERNEL}\(buf0, ", 1))),
+    Claim("Three passes, not one",
+          "Each row is walked three times inside the kernel: once for the max, once for exp and sum, once to divide.",
+          (Check("kernel", r"for\(int64_t x1=static_cast<int64_t>\(0L\); x1<static_cast<int64_t>\(600L\)", 3),)),
+    Claim("Work split",
+          "OpenMP shares the 2 rows (`x0`) between the threads; within a row, `x1` advances 8 floats at a time "
+          "(one AVX2 vector).",
+          (Check("kernel", r"#pragma omp for", 1),
+           Check("kernel", r"for\(int64_t x0=static_cast<int64_t>\(0L\); x0<static_cast<int64_t>\(2L\)", 1),
+           Check("kernel", r"x1\+=static_cast<int64_t>\(8L\)", 3))),
+    Claim("Where the input is read",
+          "Logit (x0, x1) is loaded from `in_ptr0 + x1 + 600*x0`, row-major with 600 floats per row, 8 at a time.",
+          (Check("kernel", r"Vectorized<float>::loadu\(in_ptr0 \+ static_cast<int64_t>\(x1 \+ 600L\*x0\), static_cast<int64_t>\(8\)\)", 2),)),
+    Claim("How the reductions are expressed",
+          "Max and sum each keep an 8-wide vector accumulator (`tmp_acc0_vec`, started at -inf and at 0), folded "
+          "into one float by `vec_reduce_all` at the end of the row and stored per row in `out_ptr0` and `out_ptr1`.",
+          (Check("kernel", r"tmp_acc0_vec = at::vec::Vectorized<float>\(-std::numeric_limits<float>::infinity\(\)\);", 1),
+           Check("kernel", r"tmp_acc0_vec = at::vec::Vectorized<float>\(0\);", 1),
+           Check("kernel", r"at::vec::vec_reduce_all<float, 1>", 2),
+           Check("kernel", r"^out_ptr0\[static_cast<int64_t>\(x0\)\] = ", 1),
+           Check("kernel", r"^out_ptr1\[static_cast<int64_t>\(x0\)\] = ", 1))),
+    Claim("Where the output is written",
+          "Probabilities are stored 8 at a time at `out_ptr2 + x1 + 600*x0`: the wrapper's `buf4`, the (2, 600) "
+          "result it returns.",
+          (Check("kernel", r"\.store\(out_ptr2 \+ static_cast<int64_t>\(x1 \+ 600L\*x0\)\);", 1),
+           Check("wrapper", r"^buf4 = empty_strided_cpu\(\(2, 600\)", 1), Check("wrapper", r"^return \(buf4, \)$", 1))),
+    Claim("What is not materialised",
+          "`exp(x - max)` never becomes a tensor: it goes to a per-thread scratch array of 600 floats "
+          "(`local_buffer_data_0`), written in the second pass and read in the third. The wrapper allocates "
+          "`buf0`, `buf1`, `buf3`, `buf4` and no `buf2`.",
+          (Check("kernel", r"std::make_unique<float \[\]>\(600L\)", 1),
+           Check("kernel", r"\.store\(local_buffer_data_0 \+ static_cast<int64_t>\(x1\)\);", 1),
+           Check("kernel", r"loadu\(local_buffer_data_0 \+ static_cast<int64_t>\(x1\)", 1),
+           Check("wrapper", r"^buf2 = ", 0))),
+)
+"""The annotation of the kernel, claim by claim."""
+
+
+def _lines(head_code: InductorOutput, where: str) -> list[str]:
+    text = head_code.kernels[KERNEL] if where == "kernel" else head_code.call
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def evaluate(check: Check, head_code: InductorOutput) -> tuple[bool, list[str]]:
+    """Whether `check` holds on the generated code, and the lines that match it."""
+    hits = [line for line in _lines(head_code, check.where) if re.search(check.pattern, line)]
+    ok = len(hits) == check.count if check.count is not None else bool(hits)
+    return ok, hits
+
+
+def annotate(head_code: InductorOutput) -> list[tuple[Claim, list[tuple[Check, bool, list[str]]]]]:
+    """Every claim with each of its checks evaluated on the generated code."""
+    return [(claim, [(check, *evaluate(check, head_code)) for check in claim.checks]) for claim in ANNOTATION]
+
+
+def render_annotation(results) -> str:
+    """The annotation as text: each claim, then each check's verdict and the first line that proves it."""
+    out = []
+    for n, (claim, checks) in enumerate(results, 1):
+        out.append(f"{n}. {claim.title}: {claim.text}")
+        for check, ok, hits in checks:
+            mark = "ok " if ok else "FAILED"
+            times = "no line" if check.count == 0 else f"{len(hits)} line(s)"
+            evidence = f"  e.g. {hits[0]}" if hits else ""
+            out.append(f"   [{mark}] {check.where}, {times}{evidence}")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,177 @@
+"""Theory 03, AOTAutograd and Inductor: the joint graph, the partition, the generated code and the caches."""
+
+import tempfile
+import xml.etree.ElementTree as ET
+
+import pytest
+import torch
+
+from hood.capture.compile import (
+    CACHE_COUNTERS,
+    CompileRun,
+    inductor_output,
+    render_compile_runs,
+    render_inductor_summary,
+)
+from snippets.compile.aot_graphs import saved_for_backward, show_aot_graphs
+from snippets.compile.caches import ARTIFACTS, cache_hit_hides_artifacts
+from snippets.compile.heads import head
+from snippets.compile.inductor_code import generated_code, show_inductor_code
+from snippets.compile.pipeline_diagram import calls, pipeline_diagram
+from snippets.running_example import running_example
+
+
+@pytest.fixture(autouse=True)
+def like_a_block():
+    """Two threads, as the build pins them (the kernel's OpenMP loop depends on it); Dynamo forgotten."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+    torch.set_num_threads(threads)
+
+
+def aten_ops(gm):
+    return [n.target.__name__ for n in gm.graph.nodes if n.op == "call_function"]
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    return show_aot_graphs()
+
+
+def test_joint_graph_runs_forward_then_backward(graphs):
+    ops = aten_ops(graphs["joint"])
+    assert ops[:3] == ["t.default", "addmm.default", "_softmax.default"]
+    assert ops.index("_softmax_backward_data.default") > ops.index("_softmax.default")
+    assert ops.count("mm.default") == 2 and "sum.dim_IntList" in ops and "view.default" in ops
+    placeholders = [n.name for n in graphs["joint"].graph.nodes if n.op == "placeholder"]
+    assert placeholders == ["primals_1", "primals_2", "primals_3", "tangents_1"]
+    (output,) = [n for n in graphs["joint"].graph.nodes if n.op == "output"]
+    assert len(output.args[0]) == 4  # the output and the three gradients
+
+
+def test_forward_saves_x_the_softmax_output_and_w_but_not_the_logits(graphs):
+    assert saved_for_backward(graphs) == [("primals_1", (2, 64)), ("detach_1", (2, 600)), ("t_1", (600, 64))]
+    (output,) = [n for n in graphs["forward"].graph.nodes if n.op == "output"]
+    returned = [a.name for a in output.args[0]]
+    assert returned == ["_softmax", "primals_1", "detach_1", "t_1"]
+    assert "addmm" not in returned
+
+
+def test_pipeline_diagram_counts(capsys):
+    graphs = pipeline_diagram()
+    svg = capsys.readouterr().out
+    assert [calls(graphs[k]) for k in ("dynamo", "joint", "forward", "backward")] == [2, 14, 6, 8]
+    root = ET.fromstring(svg)
+    details = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "detail"]
+    assert "joint graph: 14 ATen ops" in details and "6 ATen ops" in details and "8 ATen ops" in details
+
+
+@pytest.fixture(scope="module")
+def head_code():
+    torch.set_num_threads(2)
+    return show_inductor_code()
+
+
+def test_wrapper_leaves_the_matmul_to_the_library_and_launches_one_kernel(head_code):
+    assert head_code.extern_calls == ["extern_kernels.addmm"]
+    assert list(head_code.kernels) == ["cpp_fused__softmax_0"]
+    assert head_code.kernel_calls == ["cpp_fused__softmax_0"]
+    assert "out=buf0)" in next(line for line in head_code.call.splitlines() if "extern_kernels.addmm" in line)
+    assert "cpp_fused__softmax_0(buf0, buf1, buf3, buf4)" in head_code.call
+    assert dict(head_code.buffers) == {"buf0": "(2, 600)", "buf1": "(2, 1)", "buf3": "(2, 1)", "buf4": "(2, 600)"}
+    assert "return (buf4, )" in head_code.call
+
+
+def test_kernel_uses_openmp_and_avx2_vectors(head_code):
+    src = head_code.kernels["cpp_fused__softmax_0"]
+    assert "#pragma omp" in src and "at::vec::Vectorized<float>" in src
+    assert "uses OpenMP, at::vec::Vectorized" in render_inductor_summary(head_code)
+
+
+def test_simdlen_counts_bits():
+    import torch._inductor.config as inductor_config
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    with inductor_config.patch({"cpp.simdlen": 256}):
+        isa = pick_vec_isa()
+        assert type(isa).__name__ == "VecAVX2" and isa.bit_width() == 256 and isa.nelements(torch.float) == 8
+    with inductor_config.patch({"cpp.simdlen": 8}):
+        assert not pick_vec_isa()  # no instruction set is 8 bits wide: Inductor falls back to scalar code
+
+
+def test_simdlen_8_generates_plain_loops():
+    import torch._inductor.config as inductor_config
+    from torch._inductor.utils import run_and_get_code
+
+    x, W, b = running_example()
+    with inductor_config.patch({"cpp.simdlen": 8}), torch.no_grad():
+        _, (code,) = run_and_get_code(torch.compile(head), x, W, b)
+    out = inductor_output(code)
+    src = out.kernels["cpp_fused__softmax_0"]
+    assert "at::vec::Vectorized" not in src and "Vectorized" not in render_inductor_summary(out)
+    assert src.count("x1+=static_cast<int64_t>(1L)") == 3  # one float at a time
+
+
+def test_inductor_output_parses_a_minimal_module():
+    code = (
+        "cpp_fused_x_0 = async_compile.cpp_pybinding(['const float*'], r'''\nvoid kernel() {}\n''')\n\n"
+        "class Runner:\n    def call(self, args):\n        buf0 = empty_strided_cpu((3, ), (1, ), torch.float32)\n"
+        "        extern_kernels.mm(a, b, out=buf0)\n        cpp_fused_x_0(buf0)\n        return (buf0, )\n\n"
+        "runner = Runner(partitions=[])\n"
+    )
+    out = inductor_output(code)
+    assert out.kernels == {"cpp_fused_x_0": "void kernel() {}\n"}
+    assert out.extern_calls == ["extern_kernels.mm"] and out.kernel_calls == ["cpp_fused_x_0"]
+    assert out.buffers == [("buf0", "(3, )")]
+    assert out.call.splitlines()[0].startswith("buf0 = ")
+
+
+def test_generated_code_is_inference_only_and_matches_eager():
+    x, W, b = running_example()
+    y, modules = generated_code(head, x, W, b)
+    assert len(modules) == 1 and "_inference']" in modules[0].splitlines()[0]
+    assert torch.allclose(y, head(x, W, b), atol=1e-6)
+
+
+def test_a_cache_hit_skips_post_grad_and_ir_logs(capsys):
+    first, second = cache_hit_hides_artifacts()
+    out = capsys.readouterr().out
+    assert first.cache == {"fxgraph_cache_miss": 1, "fxgraph_cache_hit": 0, "autograd_cache_miss": 1, "autograd_cache_hit": 0}
+    assert second.cache == {"fxgraph_cache_miss": 0, "fxgraph_cache_hit": 1, "autograd_cache_miss": 0, "autograd_cache_hit": 1}
+    for artifact in ("post_grad_graphs", "ir_pre_fusion", "ir_post_fusion"):
+        assert first.artifacts[artifact] > 0 and second.artifacts[artifact] == 0, artifact
+    assert 0 < second.artifacts["aot_graphs"] < first.artifacts["aot_graphs"]
+    assert second.artifacts["output_code"] > 0
+    assert first.code == second.code
+    assert "same generated code both times: True" in out
+    assert set(first.artifacts) == set(ARTIFACTS)
+
+
+def test_the_watch_leaves_logging_as_it_found_it():
+    import logging
+
+    from torch._logging._internal import log_registry
+
+    before = {name: list(logging.getLogger(name).handlers) for name in log_registry.get_log_qnames()}
+    cache_hit_hides_artifacts()
+    after = {name: list(logging.getLogger(name).handlers) for name in log_registry.get_log_qnames()}
+    assert [len(h) for h in before.values()] == [len(h) for h in after.values()]
+
+
+def test_cache_folder_default_and_the_switch_to_disable_it():
+    import torch._inductor.config as inductor_config
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+    assert default_cache_dir().startswith(tempfile.gettempdir())
+    assert inductor_config.force_disable_caches is False
+
+
+def test_render_compile_runs_has_one_column_per_run():
+    runs = [CompileRun(dict.fromkeys(CACHE_COUNTERS, 0), {"graph_code": 1}, ""),
+            CompileRun(dict.fromkeys(CACHE_COUNTERS, 1), {"graph_code": 0}, "")]
+    lines = render_compile_runs(runs).splitlines()
+    assert lines[0].split() == ["empty", "cache", "cache", "hit"]
+    assert lines[-1].split() == ["graph_code", "1", "0"]

@@ -1,0 +1,59 @@
+"""`hood.capture.compile_timing`: which sentence the numbers choose, and a valid chart (never the timings themselves)."""
+
+import xml.etree.ElementTree as ET
+
+from hood.capture.compile_timing import Timing, bar_chart_svg, interpret, render_html, render_table, verdict
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def rows(*triples):
+    return [Timing(*t) for t in triples]
+
+
+def test_verdict_uses_a_five_percent_band():
+    assert verdict(Timing(2, 100, 90)) == "faster"
+    assert verdict(Timing(2, 100, 110)) == "slower"
+    assert verdict(Timing(2, 100, 103)) == "same"
+
+
+def test_every_case_chooses_its_sentence_in_both_languages():
+    cases = {
+        "faster at every batch size": rows((2, 40, 30), (64, 160, 120), (256, 500, 400)),
+        "whatever the batch: a fixed cost": rows((2, 40, 60), (64, 160, 185), (256, 500, 530)),
+        "the gap grows with the batch": rows((2, 40, 60), (64, 160, 300), (256, 500, 900)),
+        "within 5 %": rows((2, 40, 41), (64, 160, 158), (256, 500, 505)),
+        "paid off only from batch 64": rows((2, 40, 60), (64, 160, 120), (256, 500, 400)),
+        "mixed": rows((2, 40, 30), (64, 160, 200), (256, 500, 400)),
+    }
+    seen = set()
+    for phrase, case in cases.items():
+        text = interpret(case)
+        assert phrase in text["en"], (phrase, text["en"])
+        assert text["es"] and text["es"] != text["en"]
+        assert "256: " in text["en"] and "lote 256: " in text["es"]
+        seen.add(text["en"].split(".")[0])
+    assert len(seen) == len(cases)
+
+
+def test_sentence_quotes_the_measured_gap():
+    text = interpret(rows((2, 40, 63), (64, 160, 300), (256, 500, 900)))["en"]
+    assert "from 23 µs at batch 2 to 400 µs at batch 256" in text
+
+
+def test_chart_is_valid_svg_with_two_bars_per_batch():
+    data = rows((2, 25.1, 47.9), (64, 122.7, 166.7), (256, 418.8, 500.2))
+    root = ET.fromstring(bar_chart_svg(data))
+    bars = [r for r in root.iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None]
+    assert len(bars) == 6
+    heights = [float(r.get("height")) for r in bars]
+    assert heights[0] < heights[1] < heights[5]  # log scale, still monotonic
+    labels = [t.text for t in root.iter(f"{SVG}text")]
+    assert "batch 256" in labels and "47.9" in labels
+
+
+def test_html_carries_both_languages_and_the_table_the_numbers():
+    data = rows((2, 25.0, 50.0), (64, 100.0, 150.0))
+    html = render_html(data)
+    assert 'class="hood-lang-en" lang="en"' in html and 'class="hood-lang-es" lang="es"' in html
+    assert render_table(data).splitlines()[2] == "| 2 | 25.0 | 50.0 | 0.50 |"

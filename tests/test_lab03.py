@@ -1,0 +1,146 @@
+"""Lab 03: the compiled head agrees with eager, the kernel annotation holds, the graphs, modes and deliverables."""
+
+import dataclasses
+import json
+import re
+
+import pytest
+import torch
+
+from hood.capture.compile import InductorOutput
+from snippets.compile.aot_graphs import aot_graphs, saved_for_backward
+from snippets.compile.heads import TinyHead
+from snippets.lab03.compile_head import compile_head
+from snippets.lab03.kernel_annotation import ANNOTATION, KERNEL, Check, annotate, evaluate, render_annotation
+from tests.sitekit import ROOT
+
+
+@pytest.fixture(autouse=True)
+def like_a_block():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    torch.set_num_threads(2)
+    return compile_head()
+
+
+def test_compiled_head_agrees_with_eager_below_1e_6(compiled, capsys):
+    head_code, max_diff = compiled
+    assert max_diff < 1e-6
+    assert head_code.extern_calls == ["extern_kernels.addmm"] and list(head_code.kernels) == [KERNEL]
+
+
+def test_every_annotation_check_holds_on_the_real_kernel(compiled):
+    head_code, _ = compiled
+    results = annotate(head_code)
+    failed = [(claim.title, check.pattern) for claim, checks in results for check, ok, _ in checks if not ok]
+    assert failed == []
+    assert len(results) == len(ANNOTATION) == 8
+    text = render_annotation(results)
+    assert "FAILED" not in text and text.count("[ok ]") == sum(len(c.checks) for c in ANNOTATION)
+
+
+def test_the_annotation_fails_when_the_kernel_changes(compiled):
+    head_code, _ = compiled
+    kernel = head_code.kernels[KERNEL]
+    one_pass = kernel.replace("x1<static_cast<int64_t>(600L)", "x1<static_cast<int64_t>(601L)", 1)
+    scalar = kernel.replace("x1+=static_cast<int64_t>(8L)", "x1+=static_cast<int64_t>(1L)")
+    with_buf2 = head_code.call + "\nbuf2 = empty_strided_cpu((2, 600), (600, 1), torch.float32)"
+    for changed in (dataclasses.replace(head_code, kernels={KERNEL: one_pass}),
+                    dataclasses.replace(head_code, kernels={KERNEL: scalar}),
+                    dataclasses.replace(head_code, call=with_buf2)):
+        assert any(not ok for _, checks in annotate(changed) for _, ok, _ in checks)
+    assert "FAILED" in render_annotation(annotate(dataclasses.replace(head_code, call=with_buf2)))
+
+
+def test_three_passes_and_a_scratch_array_instead_of_a_buffer(compiled):
+    """The warning box: three passes over a row, exp kept in a per-thread array, no (2, 600) buffer for it."""
+    head_code, _ = compiled
+    ok, hits = evaluate(Check("kernel", r"for\(int64_t x1=static_cast<int64_t>\(0L\); x1<static_cast<int64_t>\(600L\)"), head_code)
+    assert ok and len(hits) == 3
+    assert "local_buffer_data_0" in head_code.kernels[KERNEL]
+    assert [name for name, _ in head_code.buffers] == ["buf0", "buf1", "buf3", "buf4"]
+
+
+def test_check_counts_are_exact():
+    code = InductorOutput(code="", kernels={KERNEL: "a\na\nb\n"}, call="c\n")
+    assert evaluate(Check("kernel", "a", 2), code) == (True, ["a", "a"])
+    assert evaluate(Check("kernel", "a", 1), code)[0] is False
+    assert evaluate(Check("wrapper", "d", 0), code) == (True, [])
+    assert evaluate(Check("wrapper", "c"), code)[0] is True
+
+
+def test_module_graphs_lift_parameters_and_save_two_tensors():
+    torch.manual_seed(42)
+    graphs = aot_graphs(TinyHead(), torch.randn(2, 64))
+    inputs = [n.target for n in graphs["dynamo"].graph.nodes if n.op == "placeholder"]
+    assert inputs == ["L_self_modules_fc_parameters_weight_", "L_self_modules_fc_parameters_bias_", "L_x_"]
+    forward_inputs = [n.name for n in graphs["forward"].graph.nodes if n.op == "placeholder"]
+    assert forward_inputs[:2] == ["primals_1", "primals_2"]
+    assert saved_for_backward(graphs) == [("primals_3", (2, 64)), ("detach_1", (2, 600))]
+    (output,) = [n for n in graphs["backward"].graph.nodes if n.op == "output"]
+    grads = output.args[0]
+    assert len(grads) == 3 and grads[2] is None and all(g is not None for g in grads[:2])
+
+
+def test_max_autotune_keeps_the_kernel_and_the_library_addmm(capsys):
+    from snippets.lab03.max_autotune import compare_modes
+
+    results = compare_modes()
+    (_, default), (_, tuned) = results["default"], results["max-autotune"]
+    assert tuned.kernels == default.kernels
+    assert tuned.extern_calls == default.extern_calls == ["extern_kernels.addmm"]
+    assert "same generated kernels in every mode: True" in capsys.readouterr().out
+
+
+def test_timing_returns_one_row_per_batch_size():
+    from snippets.lab03.timing import time_head
+
+    rows = time_head(batches=(2, 8), min_run_time=0.01)
+    assert [r.batch for r in rows] == [2, 8]
+    assert all(r.eager_us > 0 and r.compiled_us > 0 for r in rows)
+    assert torch.get_num_threads() == 2  # restored after timing on one thread
+
+
+def test_survey_covers_four_patterns_in_both_languages_and_links_the_runs():
+    theory = (ROOT / "docs" / "en" / "theory" / "03-compile-and-distributed.md").read_text()
+    anchors = set(re.findall(r"\{#([\w-]+)\}", theory))
+    for language in ("en", "es"):
+        survey = (ROOT / "snippets" / "lab03" / f"survey_{language}.md").read_text()
+        paragraphs = [p for p in survey.split("\n\n") if p.strip()]
+        assert len(paragraphs) == 5
+        for paragraph, name in zip(paragraphs, ("DDP", "FSDP", "TP", "PP", "MiniGPT")):
+            assert name in paragraph.split(".")[0] or name in paragraph.split("?")[0]
+        for link in re.findall(r"\(\.\./theory/03-compile-and-distributed\.md#([\w-]+)\)", survey):
+            assert link in anchors
+        assert len(re.findall(r"#(ddp|fsdp|tensor-parallel|pipeline)\)", survey)) == 4
+        page = (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text()
+        assert f'--8<-- "lab03/survey_{language}.md"' in page
+    assert anchors >= {"ddp", "fsdp", "tensor-parallel", "pipeline", "aot"}
+
+
+def test_run_writes_every_deliverable(tmp_path):
+    from snippets.lab03 import run
+
+    paths = run.main(["--out", str(tmp_path)], min_run_time=0.01)
+    names = sorted(p.name for p in paths)
+    assert names == sorted(["REPORT.md", "output_code.py", "kernel.cpp", "KERNEL_ANNOTATION.md", "DISTRIBUTED.md", "manifest.json"])
+    report = (tmp_path / "REPORT.md").read_text()
+    assert "max abs diff < 1e-06: **True**" in report and "all checks hold: **True**" in report
+    assert (tmp_path / "kernel.cpp").read_text().startswith("#include <torch/csrc/inductor/cpp_prefix.h>")
+    assert "cpp_fused__softmax_0 = async_compile" in (tmp_path / "output_code.py").read_text()
+    assert "FAILED" not in (tmp_path / "KERNEL_ANNOTATION.md").read_text()
+    distributed = (tmp_path / "DISTRIBUTED.md").read_text()
+    assert "](" not in distributed  # site links turned into text
+    for name in run.PATTERNS:
+        assert f"### {name}" in distributed
+    assert distributed.count("gradients equal the mean of the ranks' local gradients: True") == 2
+    meta = json.loads((tmp_path / "manifest.json").read_text())
+    assert meta["lab"] == "lab03" and meta["seed"] == 42 and len(meta["code_sha256"]) == 64
