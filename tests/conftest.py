@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import torch
 
 from tests.sitekit import Build, build, copy_project
 
@@ -13,3 +14,14 @@ def site_build(tmp_path_factory) -> Build:
     result = build(copy_project(tmp_path_factory.mktemp("site")), mode="check")
     assert result.returncode == 0, result.output
     return result
+
+
+@pytest.fixture
+def like_a_block():
+    """Start a test as the engine starts a page block: two threads (kernels and guards depend on it), Dynamo reset."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+    torch.set_num_threads(threads)

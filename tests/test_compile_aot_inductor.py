@@ -21,15 +21,7 @@ from snippets.compile.pipeline_diagram import calls, pipeline_diagram
 from snippets.running_example import running_example
 
 
-@pytest.fixture(autouse=True)
-def like_a_block():
-    """Two threads, as the build pins them (the kernel's OpenMP loop depends on it); Dynamo forgotten."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(2)
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("like_a_block")
 
 
 def aten_ops(gm):

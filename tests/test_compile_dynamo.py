@@ -14,15 +14,7 @@ from snippets.compile.recompiles import recompiles
 from snippets.running_example import running_example
 
 
-@pytest.fixture(autouse=True)
-def fresh_dynamo():
-    """Each test starts like a page block: Dynamo forgotten, two threads (the GLOBAL_STATE guard records them)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(2)
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("like_a_block")
 
 
 def test_bytecode_loads_softmax_and_linear_as_globals(capsys):

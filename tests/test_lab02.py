@@ -141,9 +141,8 @@ def test_compiled_forward_calls_the_op_and_backward_does_not(deliverables):
 def test_compiled_agrees_with_eager(deliverables):
     report = (deliverables / "REPORT.md").read_text()
     bounds = dict(line.split(": max abs diff ") for line in report.splitlines() if line.startswith("compiled vs eager"))
-    assert bounds["compiled vs eager output"] in {"0", "< 1e-12", "< 1e-09", "< 1e-06", "< 1e-05"}
-    for grad in ("dx", "dW", "db"):
-        assert bounds[f"compiled vs eager {grad}"] in {"0", "< 1e-12", "< 1e-09", "< 1e-06"}
+    for what in ("output", "dx", "dW", "db"):  # the page says: bit for bit, under the AVX2 pin
+        assert bounds[f"compiled vs eager {what}"] == "0", what
     for title in ("## 1. The op against its reference", "## 5. Compiled with fullgraph=True",
                   "## 6. Without register_fake", "## 7. Pitfall: one name, two definitions"):
         assert title in report

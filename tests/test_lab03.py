@@ -15,14 +15,7 @@ from snippets.lab03.kernel_annotation import ANNOTATION, KERNEL, Check, annotate
 from tests.sitekit import ROOT
 
 
-@pytest.fixture(autouse=True)
-def like_a_block():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(2)
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("like_a_block")
 
 
 @pytest.fixture(scope="module")

@@ -70,6 +70,7 @@ def test_fx_graph_file_comments_and_resume_functions():
     ("raw", "expected"),
     [
         ("__compiled_fn_1_dde92325_cae3_4342_84ed_b420763faa91", "__compiled_fn_<n>"),
+        ("# AOT ID: ['3_inference']", "# AOT ID: ['<n>_inference']"),
         ("id 2c1b6f0e-8a51-4a3e-9d0c-35a7cbb3b0c4 done", "id <uuid> done"),
         ("\x1b[1m\x1b[32mall_reduce\x1b[0m: 2", "all_reduce: 2"),
         ("took 12.5ms (3.2%)", "took <time> (<pct>)"),

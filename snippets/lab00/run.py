@@ -4,14 +4,12 @@ Writes trace.log (every ATen call of F.linear under the logging mode), REPORT.md
 interpretation) and manifest.json (torch version, seed, timestamp, code hash).
 """
 
-import contextlib
-import io
 from pathlib import Path
 
 import torch
 
 from hood.capture.ops import render_calls
-from hood.labkit import manifest, parse_out, write_deliverables
+from hood.labkit import manifest, parse_out, printed, section, write_deliverables
 from snippets.lab00 import parts
 
 SECTIONS = [
@@ -28,10 +26,9 @@ def report() -> dict[str, str]:
     results, lines = [], ["# Lab 00 report: the dispatcher on linear(x, W, b)", "",
                           f"torch {torch.__version__}, seed {parts.SEED}.", ""]
     for title, part in SECTIONS:
-        printed = io.StringIO()
-        with contextlib.redirect_stdout(printed):
-            results.append(part())
-        lines += [f"## {title}", "```text", printed.getvalue().rstrip(), "```", ""]
+        result, output = printed(part)
+        results.append(result)
+        lines.append(section(title, output))
     lines += ["## Interpretation", "", parts.interpretation(*results), ""]
     return {"trace.log": render_calls(results[2]) + "\n", "REPORT.md": "\n".join(lines)}
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import torch
 
-from hood.labkit import manifest, parse_out, write_deliverables
+from hood.labkit import manifest, parse_out, printed, section, write_deliverables
 from snippets.autograd.diagrams import draw_mlp_graph
 from snippets.lab01 import formulas
 from snippets.lab01.graph import saved_ints, walk_mlp
@@ -13,7 +13,6 @@ from snippets.lab01.hand_function import gradchecks
 from snippets.lab01.linear_by_hand import linear_by_hand
 from snippets.lab01.mistake import catch_the_mistake
 from snippets.lab01.mlp_by_hand import mlp_by_hand
-from snippets.lab01.report import printed, section
 
 SEED = 42
 """The running example's seed (the MLP's weights use 7)."""

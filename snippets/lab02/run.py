@@ -6,7 +6,7 @@ from pathlib import Path
 
 import torch
 
-from hood.labkit import manifest, parse_out, write_deliverables
+from hood.labkit import manifest, parse_out, printed, section, write_deliverables
 from snippets.custom_ops.checks import check_scaled_linear
 from snippets.custom_ops.compare_tables import compare_tables
 from snippets.custom_ops.head import compiled_head, head_trace
@@ -14,7 +14,6 @@ from snippets.custom_ops.no_fake import without_fake
 from snippets.custom_ops.redefine import redefine_pitfall
 from snippets.custom_ops.reference import against_reference
 from snippets.custom_ops.scaled_linear import define_scaled_linear
-from snippets.lab01.report import printed, section
 
 SEED = 42
 """The running example's seed."""

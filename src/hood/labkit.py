@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import importlib.metadata
+import io
 import json
 import platform
 from collections.abc import Iterable
@@ -12,6 +14,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from hood.build.cache import write_atomically
+
+
+def printed(fn, *args, **kwargs):
+    """Call `fn` and return (its result, everything it printed)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        result = fn(*args, **kwargs)
+    return result, out.getvalue()
+
+
+def section(title: str, output: str, interpretation: str = "") -> str:
+    """A REPORT.md section: a title, the real output in a text block, then what it means."""
+    return f"## {title}\n\n```text\n{output.rstrip()}\n```\n\n{interpretation.strip()}\n"
 
 
 def code_hash(paths: Iterable[Path]) -> str:

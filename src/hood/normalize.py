@@ -37,6 +37,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule("uuid", r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "<uuid>"),
     _rule("compiled-fn", r"__compiled_fn_\d+(_[0-9a-f]{8}(_[0-9a-f]{4}){3}_[0-9a-f]{12})?", "__compiled_fn_<n>"),
+    _rule("aot-id", r"# AOT ID: \['\d+_(\w+)'\]", r"# AOT ID: ['<n>_\1']"),
     _rule("resume-fn", r"(__resume_at|torch_dynamo_resume_in_\w+?_at)_\d+(_\d+)?", r"\1_<n>"),
     _rule(
         "torch-build-path",

@@ -148,6 +148,8 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         if _state is None or not getattr(i18n, "building", False):
             root = Path(config.config_file_path).parent
             settings = Settings.from_env(root, strict=bool(config.strict))
+            if str(root) not in sys.path:  # blocks may import the project's `snippets` package
+                sys.path.insert(0, str(root))
             runtime.purge_project_modules()
             runtime.pin_process(settings, str(settings.cache_dir / ("inductor-" + "-".join(settings.pins().values()))))
             _state = BuildState(settings, _serving)

@@ -25,7 +25,7 @@ class Settings:
         execute: Run blocks at all (`HOOD_EXECUTE=off` renders them empty: the benchmark's floor).
         exec_log: If set, one line per executed block is appended there (used by tests and the benchmark).
         threads: Intra-op threads every block runs with.
-        simdlen: Inductor's C++ vector width (8 floats = AVX2).
+        simdlen: Inductor's C++ vector width in bits (256 = AVX2, 8 floats per vector).
         cpu_capability: ATen's vector ISA (`ATEN_CPU_CAPABILITY`).
     """
 
@@ -38,7 +38,7 @@ class Settings:
     execute: bool = True
     exec_log: Path | None = None
     threads: int = 2
-    simdlen: int = 8
+    simdlen: int = 256
     cpu_capability: str = "avx2"
 
     @classmethod
