@@ -1,12 +1,11 @@
 """Draw real autograd graphs (the running example's and the MLP's) as SVG at build time."""
 
+from hood.capture.autograd import autograd_graph, graph_svg
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
 import torch.nn.functional as F
-
-from hood.capture.autograd import autograd_graph, graph_svg
 
 
 def draw_linear_graph():

@@ -1,12 +1,10 @@
 """The order in which the autograd engine runs the nodes of the MLP's graph."""
 
+from hood.capture.autograd import autograd_graph, ready_order_is_by_sequence_nr, walk
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
-from hood.capture.autograd import autograd_graph, ready_order_is_by_sequence_nr, walk
-
-
 def engine_order():
     """Put a prehook on every node of the MLP's graph, run backward, print the order they ran in."""
     x, _, _ = running_example()

@@ -1,5 +1,6 @@
 """no_grad versus inference_mode, seen in the thread-local dispatch key sets and in the results."""
 
+from hood.capture.autograd import call_key_set, render_key_changes, tls_keys
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -7,8 +8,6 @@ from contextlib import nullcontext
 
 import torch
 import torch.nn.functional as F
-
-from hood.capture.autograd import call_key_set, render_key_changes, tls_keys
 
 
 def grad_modes():

@@ -1,11 +1,10 @@
 """Walk the autograd graph of `F.linear(x, W, b)`: nodes, edges, and what each node saved."""
 
+from hood.capture.autograd import autograd_graph, render_graph
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
 import torch.nn.functional as F
-
-from hood.capture.autograd import autograd_graph, render_graph
 
 
 def walk_linear():

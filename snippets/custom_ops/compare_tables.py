@@ -1,9 +1,8 @@
 """The CPU call path of hood::scaled_linear (define it first) next to aten::addmm's, key by key."""
 
-# --8<-- [start:body]
 from hood.capture.custom_ops import dispatch_rows
 
-
+# --8<-- [start:body]
 def compare_tables():
     """For each key a CPU call meets: what runs for `hood::scaled_linear` and for `aten::addmm`."""
     ours, addmm = dispatch_rows("hood::scaled_linear"), dispatch_rows("aten::addmm")

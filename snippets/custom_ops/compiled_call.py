@@ -1,12 +1,11 @@
 """Inside torch.compile the custom op is one opaque call in the generated code."""
 
+from hood.capture.custom_ops import wrapper_calls
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
 import torch
 from torch._inductor.utils import run_and_get_code
-
-from hood.capture.custom_ops import wrapper_calls
 
 
 def compiled_call(scaled_linear):

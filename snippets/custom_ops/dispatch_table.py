@@ -1,11 +1,9 @@
 """What torch.library.custom_op registers with the dispatcher, and the rows a CPU call meets."""
 
+from hood.capture.custom_ops import dispatch_rows, registrations, render_registrations, render_rows
 from snippets.custom_ops.scaled_linear import define_scaled_linear
 
 # --8<-- [start:body]
-from hood.capture.custom_ops import dispatch_rows, registrations, render_registrations, render_rows
-
-
 def show_dispatch_table(qualname="hood::scaled_linear"):
     """Registrations and call-path rows of the (defined) op, and of a twin without fake or backward."""
     define_scaled_linear(qualname + "_bare", fake=False, autograd=False)

@@ -1,5 +1,7 @@
 """A small model on the custom op (define it first): the LM head at a temperature."""
 
+from hood.capture.autograd import diff_bound
+from hood.capture.custom_ops import wrapper_calls
 from snippets.custom_ops.record_ops import RecordOps
 from snippets.running_example import running_example
 
@@ -7,9 +9,6 @@ from snippets.running_example import running_example
 import torch
 import torch.nn.functional as F
 from torch._inductor.utils import run_and_get_code
-
-from hood.capture.autograd import diff_bound
-from hood.capture.custom_ops import wrapper_calls
 
 
 class TemperatureHead(torch.nn.Module):

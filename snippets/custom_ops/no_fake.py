@@ -1,12 +1,11 @@
 """Without register_fake: eager works, everything that traces with fake tensors fails."""
 
+from hood.capture.custom_ops import first_line, wrapped_error
 from snippets.custom_ops.scaled_linear import define_scaled_linear
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
 import torch
-
-from hood.capture.custom_ops import first_line, wrapped_error
 
 
 def without_fake():

@@ -1,12 +1,11 @@
 """Defining an op name twice is not an error: the last definition silently replaces the first."""
 
+from hood.capture.custom_ops import first_line
 from snippets.custom_ops.scaled_linear import define_scaled_linear
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
 from torch._library.custom_ops import OPDEFS
-
-from hood.capture.custom_ops import first_line
 
 
 def redefine_pitfall():

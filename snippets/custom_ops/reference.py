@@ -1,12 +1,11 @@
 """The custom op against its reference, F.linear(x, W, b) * scale: forward and the three gradients."""
 
+from hood.capture.autograd import diff_bound
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
 import torch
 import torch.nn.functional as F
-
-from hood.capture.autograd import diff_bound
 
 
 def against_reference(scaled_linear, scale: float = 0.5):

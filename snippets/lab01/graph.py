@@ -1,13 +1,12 @@
 """Step 1 of lab 01: the MLP's real graph, node by node, and the odd way two saved ints print."""
 
+from hood.capture.autograd import autograd_graph, render_graph
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.lab01.formulas import as_signed
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
 import torch
-
-from hood.capture.autograd import autograd_graph, render_graph
 
 
 def walk_mlp():

@@ -1,14 +1,13 @@
 """Step 2 of lab 01: the three gradients of linear(x, W, b), from AddmmBackward0's saved tensors."""
 
+from hood.capture.autograd import diff_bound
+from hood.capture.custom_ops import first_line
 from snippets.lab01.formulas import addmm_backward, t_backward
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
 import torch
 import torch.nn.functional as F
-
-from hood.capture.autograd import diff_bound
-from hood.capture.custom_ops import first_line
 
 
 def linear_by_hand():

@@ -1,5 +1,6 @@
 """Step 5 of lab 01: a subtly wrong log_softmax backward, and the two checks that catch it."""
 
+from hood.capture.custom_ops import first_line
 from snippets.lab01.by_hand import hand_formulas
 from snippets.lab01.formulas import log_softmax_backward_diagonal
 from snippets.lab01.hand_function import gradcheck_hand
@@ -7,8 +8,6 @@ from snippets.lab01.mlp_by_hand import mlp_by_hand
 
 # --8<-- [start:body]
 from torch.autograd.gradcheck import GradcheckError
-
-from hood.capture.custom_ops import first_line
 
 
 def catch_the_mistake():

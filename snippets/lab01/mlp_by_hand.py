@@ -1,13 +1,12 @@
 """Step 3 of lab 01: the MLP's gradients from the real graph and the hand formulas alone."""
 
+from hood.capture.autograd import diff_bound
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.lab01.by_hand import backward_by_hand, hand_formulas
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
 import torch
-
-from hood.capture.autograd import diff_bound
 
 
 def mlp_by_hand(dtype=torch.float32, formulas=None):

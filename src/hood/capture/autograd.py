@@ -4,15 +4,14 @@
 it as text and `graph_svg` draws it with `hood.capture.diagram.layered_svg`.
 """
 
-from __future__ import annotations
+from hood.capture.diagram import Node, layered_svg  # pages include diagram.py before this module's body
 
+# --8<-- [start:body]
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import torch
-
-from hood.capture.diagram import Node, layered_svg
 
 _SYMBOLIC_METADATA = re.compile(r"_sym_(sizes|strides)$")
 
@@ -287,3 +286,4 @@ def diff_bound(a: torch.Tensor, b: torch.Tensor) -> str:
         if diff < bound:
             return f"< {bound:.0e}"
     return f"{diff:.2g}"
+# --8<-- [end:body]

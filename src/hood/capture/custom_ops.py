@@ -5,8 +5,6 @@ about a hundred rows) name files with absolute paths and line numbers; these fun
 kind of kernel and the file, relative to the torch tree, so that the text is the same on every machine.
 """
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 
