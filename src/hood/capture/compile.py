@@ -5,8 +5,6 @@ object, the code `torch._inductor.utils.run_and_get_code` returns, the counters 
 `torch._dynamo.utils` and `torch._logging`) and returns plain records; `render_*` functions make text.
 """
 
-from __future__ import annotations
-
 import logging
 import re
 import tempfile

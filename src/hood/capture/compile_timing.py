@@ -4,8 +4,6 @@ Timings are measurements, never traces: pages show them in blocks with `trace="o
 check is the logic: which sentence a set of numbers selects, and that the chart is valid SVG.
 """
 
-from __future__ import annotations
-
 import math
 from dataclasses import dataclass
 from html import escape
