@@ -5,10 +5,11 @@ must match, a number of times or at least once. The page renders every claim wit
 it; the tests evaluate the same checks, so an upgrade that changes the kernel fails them.
 """
 
+from hood.capture.compile import InductorOutput  # pages include compile.py before this module's body
+
+# --8<-- [start:body]
 import re
 from dataclasses import dataclass
-
-from hood.capture.compile import InductorOutput
 
 KERNEL = "cpp_fused__softmax_0"
 """The kernel the annotation reads."""
@@ -109,3 +110,4 @@ def render_annotation(results) -> str:
             out.append(f"   [{mark}] {check.where}, {times}{evidence}")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+# --8<-- [end:body]
