@@ -10,6 +10,7 @@ import torch
 
 def guards_of_head():
     """Compile `head`, print the guards of its compiled version, then check them against a batch of 3."""
+    torch._dynamo.reset()  # forget earlier compiles, so that this one is frame 0 (`0/0`) in any session
     x, W, b = running_example()
     torch.compile(head, backend="eager")(x, W, b)
     (entry,) = cache_entries(head)
