@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 
 from hood.capture.ops import render_calls
-from hood.labkit import manifest, parse_out, printed, section, write_deliverables
+from hood.labkit import manifest, printed, run_lab, section
 from snippets.lab00 import parts
 
 SECTIONS = [
@@ -34,12 +34,10 @@ def report() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> list[Path]:
-    """Write the deliverables and manifest.json into `--out`."""
-    out = parse_out(__doc__.splitlines()[0], argv)
+    """Write the deliverables and manifest.json into `--out`; print and return their paths."""
     meta = manifest(lab="lab00", seed=parts.SEED, code=[Path(parts.__file__), Path(__file__)])
-    return write_deliverables(out, report(), meta)
+    return run_lab(__doc__.splitlines()[0], report(), meta, argv)
 
 
 if __name__ == "__main__":
-    for path in main():
-        print(path)
+    main()

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import torch
 
-from hood.labkit import manifest, parse_out, printed, section, write_deliverables
+from hood.labkit import manifest, printed, run_lab, section
 from snippets.autograd.diagrams import draw_mlp_graph
 from snippets.lab01 import formulas
 from snippets.lab01.graph import saved_ints, walk_mlp
@@ -78,12 +78,8 @@ def build() -> dict[str, str]:
 
 def main(argv=None) -> list[Path]:
     """Write the deliverables into `--out DIR` and print their paths."""
-    out = parse_out("Lab 01: autograd by hand", argv)
     code = sorted(Path(__file__).parent.glob("*.py"))
-    written = write_deliverables(out, build(), manifest(lab="lab01-autograd-by-hand", seed=SEED, code=code))
-    for path in written:
-        print(path)
-    return written
+    return run_lab("Lab 01: autograd by hand", build(), manifest(lab="lab01-autograd-by-hand", seed=SEED, code=code), argv)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import torch
 
-from hood.labkit import manifest, parse_out, printed, section, write_deliverables
+from hood.labkit import manifest, printed, run_lab, section
 from snippets.custom_ops.checks import check_scaled_linear
 from snippets.custom_ops.compare_tables import compare_tables
 from snippets.custom_ops.head import compiled_head, head_trace
@@ -73,13 +73,8 @@ def build() -> dict[str, str]:
 
 def main(argv=None) -> list[Path]:
     """Write the deliverables into `--out DIR` and print their paths."""
-    out = parse_out("Lab 02: a custom op end to end", argv)
-    root = Path(__file__).parents[1]
-    code = sorted([*Path(__file__).parent.glob("*.py"), *(root / "custom_ops").glob("*.py")])
-    written = write_deliverables(out, build(), manifest(lab="lab02-custom-op", seed=SEED, code=code))
-    for path in written:
-        print(path)
-    return written
+    code = sorted([*Path(__file__).parent.glob("*.py"), *(Path(__file__).parents[1] / "custom_ops").glob("*.py")])
+    return run_lab("Lab 02: a custom op end to end", build(), manifest(lab="lab02-custom-op", seed=SEED, code=code), argv)
 
 
 if __name__ == "__main__":

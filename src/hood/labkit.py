@@ -64,3 +64,11 @@ def parse_out(description: str, argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--out", type=Path, required=True, help="folder for the lab's deliverables")
     return parser.parse_args(argv).out
+
+
+def run_lab(description: str, files: dict[str, str], meta: dict[str, str | int], argv: list[str] | None = None) -> list[Path]:
+    """A lab module's `main`: parse `--out DIR`, write `files` and `manifest.json`, print and return the paths."""
+    written = write_deliverables(parse_out(description, argv), files, meta)
+    for path in written:
+        print(path)
+    return written
