@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 HOST := 127.0.0.1:8000
 
-.PHONY: serve build test bless bench setup browser clean
+.PHONY: serve build test bless bench audit translated setup browser clean
 
 # Create the virtualenv and install the exact pins (again only when pyproject.toml changes).
 $(STAMP): pyproject.toml
@@ -28,19 +28,30 @@ serve: $(STAMP)
 # when complete, so an interrupted build never leaves a half-written site.
 build: $(STAMP)
 	rm -rf site.partial
-	NO_MKDOCS_2_WARNING=1 HOOD_CHECK=1 $(BIN)/mkdocs build --strict --site-dir site.partial
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site.partial
 	rm -rf site && mv site.partial site
 
-# Rewrite every trace from a fresh run (review the diff before committing it).
+# Rewrite the traces whose output changed (review the diff before committing it). Refuses, writing nothing,
+# while any block raises, lacks an id, repeats one or differs between languages.
+# PAGE=labs/01-autograd-by-hand.md (and BLOCK=mlp-by-hand) accepts one page's or one block's new output only.
 bless: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 HOOD_BLESS=1 $(BIN)/mkdocs build --site-dir site
+	NO_MKDOCS_2_WARNING=1 HOOD_BLESS='$(if $(PAGE),$(PAGE)$(if $(BLOCK),#$(BLOCK)),1)' $(BIN)/mkdocs build --site-dir site
 
 # The whole suite, strict site build and browser tests included.
 test: $(STAMP) browser
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# After bringing a Spanish page up to date with its English page: make translated PAGE=theory/01-dispatcher-and-aten.md
+translated: $(STAMP)
+	$(BIN)/python -m tools.translated $(PAGE)
+
+# Re-run every traced block under variations its trace must not depend on (threads, BLAS caps, page order,
+# Inductor cache); lists every block whose output changes. The suite runs it too.
+audit: $(STAMP)
+	$(BIN)/python -m tools.audit --report audit-report.txt
+
 bench: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m hood.build.bench
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m tools.bench
 
 clean:
-	rm -rf site .cache
+	rm -rf site .cache site-report.txt audit-report.txt

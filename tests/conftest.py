@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 import torch
 
-from tests.sitekit import Build, build, copy_project
+from tests.sitekit import ROOT, Build, build, copy_project
 
 
 @pytest.fixture(scope="session")
 def site_build(tmp_path_factory) -> Build:
     """The real site, built as CI builds it (strict, traces checked, no cache), in a temporary copy."""
     result = build(copy_project(tmp_path_factory.mktemp("site")), mode="check")
+    report = result.project / "site-report.txt"
+    if report.exists():  # where CI prints it from when the suite fails
+        shutil.copy(report, ROOT / "site-report.txt")
     assert result.returncode == 0, result.output
     return result
 

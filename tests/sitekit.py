@@ -1,4 +1,4 @@
-"""Small bilingual sites for tests of the build; the real site is copied by `hood.build.sandbox`."""
+"""Small bilingual sites for tests of the build; the real site is copied by `tools.sandbox`."""
 
 from __future__ import annotations
 
@@ -6,24 +6,43 @@ from pathlib import Path
 
 import yaml
 
-from hood.build.sandbox import ROOT, Build, build, copy_project
+from hood.engine.translations import mark
+from tools.sandbox import LINKED, ROOT, Build, build, copy_project
 
 __all__ = ["ROOT", "Build", "build", "copy_project", "mini_project"]
+
+
+class _Env(list):
+    """An `!ENV [VARIABLE, default]` of mkdocs.yml, kept as it is (the build resolves it, not the test)."""
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Loader.add_constructor("!ENV", lambda loader, node: _Env(loader.construct_sequence(node)))
+_Dumper.add_representer(_Env, lambda dumper, env: dumper.represent_sequence("!ENV", env, flow_style=True))
 
 
 def mini_project(dest: Path, en: str, es: str | None = None, snippets: dict[str, str] | None = None) -> Path:
     """A one-page bilingual site with the real plugins and the given English and Spanish page bodies."""
     dest.mkdir(parents=True, exist_ok=True)
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_Loader)
     config["nav"] = [{"Home": "index.md"}]
     config["extra_css"] = []
-    (dest / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False))
-    for language, body in (("en", en), ("es", en if es is None else es)):
+    (dest / "mkdocs.yml").write_text(yaml.dump(config, Dumper=_Dumper, allow_unicode=True, sort_keys=False))
+    es = mark(en if es is None else es, en)  # the Spanish page translates this English page
+    for language, body in (("en", en), ("es", es)):
         (dest / "docs" / language).mkdir(parents=True, exist_ok=True)
         (dest / "docs" / language / "index.md").write_text(body)
     (dest / "snippets").mkdir(exist_ok=True)
     for name, code in (snippets or {}).items():
         (dest / "snippets" / name).parent.mkdir(parents=True, exist_ok=True)
         (dest / "snippets" / name).write_text(code)
-    (dest / "src").symlink_to(ROOT / "src")
+    for name in LINKED:
+        (dest / name).symlink_to(ROOT / name)
     return dest

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from hood.build.cache import BlockCache, Outcome, write_atomically
-from hood.build.engine import Block, Engine, captured_stdout
-from hood.build.settings import Settings
+from hood.engine.cache import BlockCache, Outcome, write_atomically
+from hood.engine.engine import Block, Engine, captured_stdout
+from hood.engine.settings import Settings
 from tests.sitekit import ROOT, build, copy_project, mini_project
 
 SESSION_PAGE = '''# Home
@@ -117,7 +117,7 @@ def test_blocks_start_from_seeded_state(tmp_path):
     engine = Engine(Settings(root=tmp_path, use_cache=False), "fp-seeded")
     code = "import torch\nprint(torch.rand(2).tolist())\ntorch.rand(100)\n"
     first = engine.run(Block("p.md", "a", code))
-    second = engine.run(Block("p.md", "b", code + "\n"))
+    second = engine.run(Block("p.md", "b", code + "\n"))  # another key: it really runs
     assert first.output == second.output
 
 
@@ -128,3 +128,22 @@ def test_stdout_from_c_code_is_captured(tmp_path):
         print("python")
         ctypes.CDLL(None).printf(b"from C\n")
     assert out.getvalue() == "python\nfrom C\n"
+
+
+def test_editing_a_module_changes_the_key_of_the_blocks_that_import_it_only(tmp_path):
+    from hood.engine.fingerprint import block_key
+
+    (tmp_path / "snippets" / "topic").mkdir(parents=True)
+    for init in (tmp_path / "snippets" / "__init__.py", tmp_path / "snippets" / "topic" / "__init__.py"):
+        init.write_text("")
+    helper = tmp_path / "snippets" / "topic" / "helper.py"
+    helper.write_text("VALUE = 1\n")
+    (tmp_path / "snippets" / "topic" / "user.py").write_text("from snippets.topic.helper import VALUE\n")
+    uses = ["from snippets.topic.user import VALUE\nprint(VALUE)\n"]
+    later = [*uses, "print(VALUE + 1)\n"]  # a later block of the same session
+    alone = ["print(2)\n"]
+    before = [block_key("fp", codes, tmp_path) for codes in (uses, later, alone)]
+    helper.write_text("VALUE = 2\n")
+    after = [block_key("fp", codes, tmp_path) for codes in (uses, later, alone)]
+    assert after[0] != before[0] and after[1] != before[1]  # through user.py, and down the session
+    assert after[2] == before[2]

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import textwrap
 
-from hood.build import runtime
+from hood.engine import runtime
 
 
 def test_purge_drops_snippets_and_capture_modules_but_keeps_the_build_layer():
@@ -15,14 +15,14 @@ def test_purge_drops_snippets_and_capture_modules_but_keeps_the_build_layer():
     stale = runtime.purge_project_modules()
     assert "snippets.running_example" in stale
     assert "snippets.running_example" not in sys.modules
-    assert "hood.build.runtime" in sys.modules and "hood" in sys.modules
+    assert "hood.engine.runtime" in sys.modules and "hood" in sys.modules
 
 
 def test_inductor_is_pinned_when_it_is_first_imported(tmp_path):
     code = textwrap.dedent(f"""
         from pathlib import Path
-        from hood.build import runtime
-        from hood.build.settings import Settings
+        from hood.engine import runtime
+        from hood.engine.settings import Settings
         runtime.pin_process(Settings(root=Path('.')), {str(tmp_path / 'inductor')!r})
         import os, torch
         import torch._inductor.config as config

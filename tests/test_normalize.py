@@ -1,10 +1,10 @@
-"""`hood.normalize` on real outputs of torch 2.13.0 (tests/samples/, captured from this torch)."""
+"""`hood.engine.normalize` on real outputs of torch 2.13.0 (tests/samples/, captured from this torch)."""
 
 from pathlib import Path
 
 import pytest
 
-from hood.normalize import RULES, normalise, normalise_profiler_table
+from hood.engine.normalize import RULES, normalise, normalise_profiler_table
 
 SAMPLES = Path(__file__).parent / "samples"
 

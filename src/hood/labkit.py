@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import importlib.metadata
-import io
 import json
 import platform
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from hood.build.cache import write_atomically
-
-
-def printed(fn, *args, **kwargs):
-    """Call `fn` and return (its result, everything it printed)."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        result = fn(*args, **kwargs)
-    return result, out.getvalue()
+from hood.capture.common import LANGUAGES, localize
+from hood.engine.cache import write_atomically
 
 
 def section(title: str, output: str, interpretation: str = "") -> str:
@@ -49,26 +40,30 @@ def manifest(*, lab: str, seed: int, code: Iterable[Path]) -> dict[str, str | in
     }
 
 
-def write_deliverables(out: Path, files: dict[str, str], meta: dict[str, str | int]) -> list[Path]:
-    """Write each deliverable and `manifest.json` into `out` (atomically, file by file); return the paths."""
+def write_deliverables(out: Path, files: dict[str, str], meta: dict[str, str | int],
+                       language: str = "en") -> list[Path]:
+    """Write each deliverable, in `language`, and `manifest.json` into `out` (atomically); return the paths."""
     written = []
     for name, text in {**files, "manifest.json": json.dumps(meta, indent=2) + "\n"}.items():
         path = Path(out) / name
-        write_atomically(path, text)
+        write_atomically(path, localize(text, language))
         written.append(path)
     return written
 
 
-def parse_out(description: str, argv: list[str] | None = None) -> Path:
-    """The `--out DIR` argument every lab module takes."""
+def parse_args(description: str, argv: list[str] | None = None) -> argparse.Namespace:
+    """The arguments every lab module takes: `--out DIR` and `--lang en|es`."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--out", type=Path, required=True, help="folder for the lab's deliverables")
-    return parser.parse_args(argv).out
+    parser.add_argument("--lang", choices=LANGUAGES, default=LANGUAGES[0], help="the deliverables' language")
+    return parser.parse_args(argv)
 
 
-def run_lab(description: str, files: dict[str, str], meta: dict[str, str | int], argv: list[str] | None = None) -> list[Path]:
-    """A lab module's `main`: parse `--out DIR`, write `files` and `manifest.json`, print and return the paths."""
-    written = write_deliverables(parse_out(description, argv), files, meta)
+def run_lab(description: str, files: dict[str, str], meta: dict[str, str | int],
+            argv: list[str] | None = None) -> list[Path]:
+    """A lab module's `main`: parse its arguments, write `files` and `manifest.json`, print and return the paths."""
+    args = parse_args(description, argv)
+    written = write_deliverables(args.out, files, meta, args.lang)
     for path in written:
         print(path)
     return written

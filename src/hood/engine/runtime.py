@@ -10,10 +10,13 @@ import sys
 from collections.abc import Callable
 from types import ModuleType
 
-from hood.build.settings import Settings
+from hood.engine.settings import Settings
 
 PROJECT_PACKAGES = ("snippets", "hood")
-"""Packages whose edited modules must be re-imported by the next build (except `hood.build` itself)."""
+"""Packages whose edited modules must be re-imported by the next build (except `BUILD_LAYER`)."""
+
+BUILD_LAYER = ("hood.engine", "hood.mkdocs_plugin", "hood.compat")
+"""The modules a build runs on: kept, so that a build never swaps its own code while it runs."""
 
 
 def purge_project_modules() -> list[str]:
@@ -21,7 +24,7 @@ def purge_project_modules() -> list[str]:
     stale = [
         name
         for name in sys.modules
-        if name.split(".")[0] in PROJECT_PACKAGES and not (name == "hood" or name.startswith("hood.build"))
+        if name.split(".")[0] in PROJECT_PACKAGES and not (name == "hood" or name.startswith(BUILD_LAYER))
     ]
     for name in stale:
         del sys.modules[name]
@@ -34,7 +37,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
     def __init__(self, name: str, callback: Callable[[ModuleType], None]) -> None:
         self.name, self.callback = name, callback
 
-    def find_spec(self, fullname, path, target=None):  # noqa: ANN001, ANN201
+    def find_spec(self, fullname, path, target=None):
         if fullname != self.name:
             return None
         sys.meta_path.remove(self)
@@ -47,10 +50,10 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         loader, callback = spec.loader, self.callback
 
         class _Loader(importlib.abc.Loader):
-            def create_module(self, spec):  # noqa: ANN001, ANN202
+            def create_module(self, spec):
                 return loader.create_module(spec)
 
-            def exec_module(self, module):  # noqa: ANN001, ANN202
+            def exec_module(self, module):
                 loader.exec_module(module)
                 callback(module)
 
@@ -61,6 +64,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 def _pin_inductor(settings: Settings) -> Callable[[ModuleType], None]:
     def pin(config: ModuleType) -> None:
         config.cpp.simdlen = settings.simdlen  # type: ignore[attr-defined]
+        config.cpp.threads = settings.inductor_threads  # type: ignore[attr-defined]
     return pin
 
 

@@ -6,7 +6,7 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from hood.build.cache import write_atomically
+from hood.engine.cache import write_atomically
 
 BLESS_COMMAND = "make bless"
 HEADER_PREFIX = "# "
@@ -17,16 +17,38 @@ def trace_path(traces_dir: Path, page: str, block_id: str) -> Path:
     return traces_dir / PurePosixPath(page).with_suffix("") / f"{block_id}.txt"
 
 
-def render_trace(page: str, block_id: str, torch_version: str, normalised: str) -> str:
-    """The trace file's text: a header naming the page, the block and the torch that produced it."""
+def render_trace(page: str, block_id: str, normalised: str) -> str:
+    """The trace file's text: a header naming the page and the block, then the normalised output.
+
+    The torch build is not in the header: it is recorded once for all traces, in `TORCH.txt`, so that an
+    upgrade shows as one line there and as a diff only in the traces whose output really changed.
+    """
     header = [
         f"{HEADER_PREFIX}page: {page}",
         f"{HEADER_PREFIX}block: {block_id}",
-        f"{HEADER_PREFIX}torch: {torch_version}",
         f"{HEADER_PREFIX}normalised output of the block; regenerate with `{BLESS_COMMAND}`",
     ]
     body = normalised if normalised.endswith("\n") or not normalised else normalised + "\n"
     return "\n".join(header) + "\n" + body
+
+
+TORCH_FILE = "TORCH.txt"
+"""The file under the traces folder that names the torch build every trace was blessed with."""
+
+
+def blessed_torch(traces_dir: Path) -> str | None:
+    """The torch version the traces were blessed with, or `None` when it was never recorded."""
+    path = traces_dir / TORCH_FILE
+    if not path.exists():
+        return None
+    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    return next((line for line in lines if line and not line.startswith("#")), None)
+
+
+def bless_torch(traces_dir: Path, version: str) -> None:
+    """Record `version` as the torch build of the traces (atomically)."""
+    text = f"# The torch build every trace in this folder was blessed with; written by `{BLESS_COMMAND}`.\n{version}\n"
+    write_atomically(traces_dir / TORCH_FILE, text)
 
 
 @dataclass(frozen=True)
@@ -72,8 +94,8 @@ def bless(check: TraceCheck) -> None:
         write_atomically(check.path, check.actual)
 
 
-def orphan_traces(traces_dir: Path, seen: set[Path]) -> list[Path]:
-    """Trace files whose block no longer exists."""
+def orphan_traces(traces_dir: Path, held: set[Path]) -> list[Path]:
+    """Trace files that no block of any page holds (`held`: the trace paths of every block with an id)."""
     if not traces_dir.exists():
         return []
-    return sorted(p for p in traces_dir.rglob("*.txt") if p not in seen)
+    return sorted(p for p in traces_dir.glob("*/**/*.txt") if p not in held)

@@ -9,8 +9,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[1]
 """The project root of this checkout."""
+
+LINKED = ("src", "overrides")
+"""Folders a copied or miniature project links to instead of copying: the package and the theme overrides."""
 
 
 @dataclass
@@ -39,18 +42,22 @@ class Build:
 
 
 def copy_project(dest: Path) -> Path:
-    """A copy of the real project: config, pages, snippets and traces; `src` is linked, not copied."""
+    """A copy of the real project: config, pages, snippets and traces; `LINKED` folders are linked, not copied."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in ("docs", "snippets", "traces"):
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
-    (dest / "src").symlink_to(ROOT / "src")
+    for name in LINKED:
+        (dest / name).symlink_to(ROOT / name)
     return dest
 
 
 def build_env(project: Path, *, mode: str, cache: bool) -> dict[str, str]:
-    """The environment of a build of `project` in `mode` (`check`, `bless`, `lenient` or `no-exec`)."""
+    """The environment of a build of `project` in `mode` (`check`, `bless`, `lenient` or `no-exec`).
+
+    `check` sets nothing: a plain `mkdocs build` is a check build.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOOD_")}
     env.update(
         NO_MKDOCS_2_WARNING="1",
@@ -58,21 +65,22 @@ def build_env(project: Path, *, mode: str, cache: bool) -> dict[str, str]:
         HOOD_EXEC_LOG=str(project / "exec.log"),
         HOOD_CACHE="on" if cache else "off",
     )
-    if mode == "check":
-        env["HOOD_CHECK"] = "1"
-    elif mode == "bless":
+    if mode == "bless":
         env["HOOD_BLESS"] = "1"
+    elif mode == "lenient":
+        env["HOOD_CHECK"] = "off"
     elif mode == "no-exec":
         env["HOOD_EXECUTE"] = "off"
     return env
 
 
 def build(project: Path, *, mode: str = "check", cache: bool = False, extra_env: dict[str, str] | None = None) -> Build:
-    """Run `mkdocs build` on `project`: `check` (strict, as CI), `bless`, `lenient` (a reader's) or `no-exec`."""
+    """Run `mkdocs build` on `project`: `check` (strict, as CI), `plain` (`mkdocs build` as typed), `bless`,
+    `lenient` (opted out) or `no-exec`."""
     env = build_env(project, mode=mode, cache=cache) | (extra_env or {})
     args = [sys.executable, "-m", "mkdocs", "build", "-f", str(project / "mkdocs.yml"), "-d", str(project / "site")]
     if mode == "check":
-        args.append("--strict")
+        args.append("--strict")  # as `make build`; "plain" is the same build without the flag
     (project / "exec.log").unlink(missing_ok=True)
     proc = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True, timeout=3600, check=False)
     return Build(project, proc.returncode, proc.stdout + proc.stderr)

@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-import ctypes
-import io
-import os
 import re
 import sys
-import tempfile
 import traceback
 from collections import Counter
-from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from types import ModuleType
-from collections.abc import Iterator
 
-from hood.build import runtime
-from hood.build.cache import BlockCache, Outcome
-from hood.build.fingerprint import block_key
-from hood.build.settings import Settings
-
-_libc = ctypes.CDLL(None)
-
+from hood.engine import runtime
+from hood.engine.cache import BlockCache, Outcome
+from hood.engine.fingerprint import block_key
+from hood.engine.settings import Settings
+from hood.stdout import captured_stdout
 
 @dataclass(frozen=True)
 class Block:
@@ -49,58 +41,62 @@ class Block:
 @dataclass
 class _Session:
     codes: list[str] = field(default_factory=list)
-    namespace: dict | None = None
-    executed: int = 0  # how many of `codes` have run in `namespace`
+    module: ModuleType | None = None
+    executed: int = 0  # how many of `codes` have run in `module`
 
 
-@contextmanager
-def captured_stdout() -> Iterator[io.StringIO]:
-    """Capture everything written to stdout, by Python or by C/C++ code, in order."""
-    result = io.StringIO()
-    sys.stdout.flush()
-    saved = os.dup(1)
-    with tempfile.TemporaryFile(mode="w+b") as sink:
-        os.dup2(sink.fileno(), 1)
-        stream = open(1, "w", encoding="utf-8", buffering=1, closefd=False)  # noqa: SIM115
-        try:
-            with redirect_stdout(stream):
-                yield result
-        finally:
-            stream.flush()
-            _libc.fflush(None)
-            os.dup2(saved, 1)
-            os.close(saved)
-            sink.seek(0)
-            result.write(sink.read().decode("utf-8", errors="replace"))
+def module_name(block: Block) -> str:
+    """The name of the module a block runs in: one per session of a page, else one per block."""
+    return "hood_block_" + re.sub(r"\W+", "_", f"{block.page}_{block.session or block.block_id}")
 
 
-def _module_name(block: Block) -> str:
-    return "hood_block_" + re.sub(r"\W+", "_", f"{block.page}_{block.block_id}")
+def _new_module(block: Block) -> ModuleType:
+    """A real, registered module: a block's globals are its `__dict__`, as for any imported code.
+
+    Dynamo's guards, `inspect.getmodule`, pickling and `typing.get_type_hints` look globals up through
+    `sys.modules[__name__]`; code executed in a loose dictionary would hide them.
+    """
+    module = ModuleType(module_name(block))
+    sys.modules[module.__name__] = module
+    return module
+
+
+def _drop_module(module: ModuleType | None) -> None:
+    if module is not None and sys.modules.get(module.__name__) is module:
+        del sys.modules[module.__name__]
 
 
 class Engine:
     """Executes blocks, remembering outcomes by key; counts what really ran."""
 
-    memo: dict[str, Outcome] = {}
-    """Outcomes of this process, by key (a key changes whenever anything an output depends on changes)."""
-
     def __init__(self, settings: Settings, env_fingerprint: str) -> None:
         self.settings = settings
         self.env_fingerprint = env_fingerprint
+        self.memo: dict[str, Outcome] = {}
+        """Outcomes of this build, by key (a key changes whenever anything an output depends on changes)."""
         self.cache = BlockCache(settings.cache_dir) if settings.use_cache else None
         self.sessions: dict[tuple[str, str], _Session] = {}
         self.executions: Counter[tuple[str, str]] = Counter()
 
     def begin_page(self, page: str) -> None:
         """Forget the sessions of the previous rendering of `page` (no state leaks between languages)."""
+        self.end_page(page)
+
+    def end_page(self, page: str) -> None:
+        """End the sessions of `page`: their modules leave `sys.modules`."""
         for key in [k for k in self.sessions if k[0] == page]:
-            del self.sessions[key]
+            _drop_module(self.sessions.pop(key).module)
+
+    def close(self) -> None:
+        """End every session still open."""
+        for page in {page for page, _ in self.sessions}:
+            self.end_page(page)
 
     def run(self, block: Block) -> Outcome:
         """The outcome of `block`: from memo, then cache, else executed (after replaying its session)."""
         session = self.sessions.setdefault((block.page, block.session), _Session()) if block.session else None
         chain = [*session.codes, block.code] if session else [block.code]
-        key = block_key(self.env_fingerprint, chain)
+        key = block_key(self.env_fingerprint, chain, self.settings.root)
         outcome = self.memo.get(key) or (self.cache.get(key) if self.cache else None)
         if outcome is None:
             outcome = self._execute(block, session)
@@ -114,26 +110,28 @@ class Engine:
     def _execute(self, block: Block, session: _Session | None) -> Outcome:
         if session is None:
             runtime.reset_state(self.settings, new_chain=True)
-            return self._exec(block, block.code, {})
-        if session.namespace is None or session.executed < len(session.codes):
+            module = _new_module(block)
+            try:
+                return self._exec(block, block.code, module)
+            finally:
+                _drop_module(module)
+        if session.module is None or session.executed < len(session.codes):
             runtime.reset_state(self.settings, new_chain=True)
-            session.namespace, session.executed = {}, 0
+            _drop_module(session.module)
+            session.module, session.executed = _new_module(block), 0
             for code in session.codes:  # replay what the memo or cache answered without running
-                self._exec(block, code, session.namespace, replay=True)
+                self._exec(block, code, session.module, replay=True)
                 session.executed += 1
         runtime.reset_state(self.settings, new_chain=False)
-        outcome = self._exec(block, block.code, session.namespace)
+        outcome = self._exec(block, block.code, session.module)
         session.executed += 1
         return outcome
 
-    def _exec(self, block: Block, code: str, namespace: dict, *, replay: bool = False) -> Outcome:
-        name = _module_name(block)
-        namespace.setdefault("__name__", name)
-        sys.modules.setdefault(name, ModuleType(name))
+    def _exec(self, block: Block, code: str, module: ModuleType, *, replay: bool = False) -> Outcome:
         error = None
         with captured_stdout() as out:
             try:
-                exec(compile(code, block.filename, "exec"), namespace)  # noqa: S102
+                exec(compile(code, block.filename, "exec"), module.__dict__)  # noqa: S102
             except Exception as exc:  # noqa: BLE001 - a raising block is reported, never swallowed
                 error = "".join(traceback.format_exception(exc))
         if not replay:

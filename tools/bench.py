@@ -17,7 +17,7 @@ import urllib.request
 from collections import Counter
 from pathlib import Path
 
-from hood.build.sandbox import build, build_env, copy_project
+from tools.sandbox import build, build_env, copy_project
 
 
 def _timed_build(project: Path, **kwargs) -> tuple[float, list[tuple[str, str]]]:
@@ -37,7 +37,7 @@ def _free_port() -> int:
 
 def _fetch(url: str) -> str:
     try:
-        with urllib.request.urlopen(url, timeout=5) as response:  # noqa: S310 - loopback only
+        with urllib.request.urlopen(url, timeout=5) as response:
             return response.read().decode()
     except OSError:
         return ""
@@ -84,7 +84,8 @@ def main() -> None:
     counts = Counter(executions)
     rows = [
         ("blocks", str(len(counts))),
-        ("executions per block, two-language build", f"max {max(counts.values(), default=0)}, total {sum(counts.values())}"),
+        ("executions per block, two-language build",
+         f"max {max(counts.values(), default=0)}, total {sum(counts.values())}"),
         ("cold build (empty cache)", f"{cold:.1f} s"),
         ("warm rebuild, nothing changed", f"{warm:.1f} s ({len(warm_executions)} executions)"),
         ("floor: execution switched off", f"{floor:.1f} s"),

@@ -1,0 +1,70 @@
+"""Every reliance on another package's internals, in one place, checked against the versions it was written for.
+
+Public APIs are used wherever they exist: the page's language is the theme's `language` (which
+mkdocs-static-i18n sets for each language it builds), and the languages built come from the i18n plugin's
+own configuration. What has no public API is here, and `check_versions` refuses to build with releases this
+module was not written for, instead of failing somewhere deep in a build.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+WRITTEN_FOR = {
+    "mkdocs": "1.6.1",
+    "mkdocs-static-i18n": "1.3.1",
+    "mkdocstrings": "1.0.8",
+    "markdown-exec": "1.12.6",
+}
+"""The releases whose internals this module relies on (the exact pins of `pyproject.toml`)."""
+
+
+class CompatError(RuntimeError):
+    """An installed release that this module was not written for."""
+
+
+def check_versions() -> None:
+    """Fail with a clear message when an installed release differs from `WRITTEN_FOR`."""
+    wrong = {name: importlib.metadata.version(name) for name in WRITTEN_FOR}
+    wrong = {name: version for name, version in wrong.items() if version != WRITTEN_FOR[name]}
+    if wrong:
+        found = ", ".join(f"{name} {version} (written for {WRITTEN_FOR[name]})" for name, version in wrong.items())
+        raise CompatError(
+            f"hood relies on internals of exact releases: {found}. Install the pins with `make setup`, or update "
+            "src/hood/compat.py for the new release and its pin in pyproject.toml together."
+        )
+
+
+def page_language(config) -> str:
+    """The language of the pages being built: the theme's `language`, which the i18n plugin sets per language."""
+    return config.theme["language"] or "en"
+
+
+def built_languages(config) -> list[str]:
+    """The locales the i18n plugin builds, from its own configuration (one language when it is absent)."""
+    i18n = config.plugins.get("i18n")
+    if i18n is None:
+        return [page_language(config)]
+    return [language.locale for language in i18n.config.languages if language.build]
+
+
+def nav_translations(config, locale: str) -> dict[str, str]:
+    """The i18n plugin's `nav_translations` for `locale`, from its own configuration (empty when none)."""
+    i18n = config.plugins.get("i18n")
+    for language in (i18n.config.languages if i18n is not None else []):
+        if language.locale == locale:
+            return dict(language.nav_translations or {})
+    return {}
+
+
+def set_api_locale(config, language: str) -> None:
+    """Make mkdocstrings render this language's labels (mkdocstrings 1.0.8 internals).
+
+    mkdocstrings reads the locale once, before mkdocs-static-i18n sets it, and every language's build appends
+    one more of its Markdown extensions to the same config: each of them must learn the language. There is no
+    public API for it: the handlers object keeps it in `_locale`.
+    """
+    for extension in config.markdown_extensions:
+        handlers = getattr(extension, "_handlers", None)
+        if type(extension).__name__ == "MkdocstringsExtension" and handlers is not None:
+            handlers._locale = language

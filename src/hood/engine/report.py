@@ -1,0 +1,125 @@
+"""Problems a build found, each naming its page, its block and the fix; the report a reviewer reads first."""
+
+from __future__ import annotations
+
+import html
+import logging
+import textwrap
+from dataclasses import dataclass, field
+
+log = logging.getLogger("mkdocs.plugins.hood")
+
+KINDS = (
+    "raised", "no id", "duplicate id", "translation differs", "translation stale", "not in nav", "nav untranslated",
+    "drift", "missing trace", "orphan trace", "torch version",
+)
+"""Every kind of problem, in the order the report lists them."""
+
+TRACE_KINDS = {"drift", "missing trace"}
+"""Problems with one block's trace: a bless writes the fresh trace."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one block.
+
+    Attributes:
+        page: The page's path inside its language folder (or the trace's path for an orphan trace).
+        block: The block id (`*` for the whole page).
+        kind: One of `KINDS`.
+        fix: What to do, in one sentence (and the traceback for a raising block).
+        diff: The unified diff, for drift.
+    """
+
+    page: str
+    block: str
+    kind: str
+    fix: str
+    diff: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown problem kind {self.kind!r}; one of {KINDS}")
+
+    @property
+    def where(self) -> str:
+        """`page#block`, or the page alone for a problem of the whole page."""
+        return self.page if self.block == "*" else f"{self.page}#{self.block}"
+
+    def render(self) -> str:
+        """A readable paragraph: place, kind, fix, diff."""
+        text = f"page {self.page}, block {self.block!r}: {self.kind}: {self.fix}"
+        return text + ("\n" + textwrap.indent(self.diff, "    ") if self.diff else "")
+
+
+@dataclass
+class Report:
+    """The problems of one build, each reported once whatever the number of languages.
+
+    Attributes:
+        check: Whether problems fail the build (they are logged as errors, else as warnings).
+        traced_blocks: How many blocks were compared with a trace (the denominator of the summary).
+    """
+
+    check: bool
+    traced_blocks: int = 0
+    problems: dict[tuple[str, str, str], Problem] = field(default_factory=dict)
+
+    def add(self, problem: Problem) -> None:
+        """Record a problem (once) and log it as soon as it is found.
+
+        A check build logs it as information: the build fails at its end with the whole report, whereas an error
+        logged in the middle would let `--strict` stop the build of the second language before any report.
+        """
+        key = (problem.page, problem.block, problem.kind)
+        if key not in self.problems:
+            self.problems[key] = problem
+            (log.info if self.check else log.warning)(problem.render().splitlines()[0])
+
+    def of_kind(self, *kinds: str) -> list[Problem]:
+        """The problems of these kinds, in the order they were found."""
+        return [p for p in self.problems.values() if p.kind in kinds]
+
+    def summary(self) -> str:
+        """First what a reviewer needs: how many blocks changed out of how many, and which."""
+        changed = self.of_kind(*TRACE_KINDS)
+        lines = [f"{len(changed)} of {self.traced_blocks} traced blocks changed output"]
+        lines += [f"  {p.kind:<13} {p.where}" for p in changed]
+        others = [p for p in self.problems.values() if p.kind not in TRACE_KINDS]
+        if others:
+            lines.append(f"{len(others)} other problem(s)")
+            lines += [f"  {p.kind:<13} {p.where}" for p in sorted(others, key=lambda p: KINDS.index(p.kind))]
+        return "\n".join(lines)
+
+    def render(self) -> str:
+        """The summary, then every problem with its fix and diff; an empty string when the build is clean."""
+        if not self.problems:
+            return ""
+        ordered = sorted(self.problems.values(), key=lambda p: KINDS.index(p.kind))
+        body = "\n\n".join(p.render() for p in ordered)
+        return f"{self.summary()}\n\nDetails:\n\n{body}"
+
+
+_BOX_WORDS = {
+    "en": {
+        "drift": "This output differs from its committed trace",
+        "missing trace": "This output has no committed trace yet",
+        "fix": "Trace {trace}. If the new output is right, run <code>make bless</code>.",
+    },
+    "es": {
+        "drift": "Esta salida difiere de su traza confirmada",
+        "missing trace": "Esta salida aún no tiene traza confirmada",
+        "fix": "Traza {trace}. Si la salida nueva es correcta, ejecuta <code>make bless</code>.",
+    },
+}
+
+
+def drift_box(kind: str, trace: str, diff: str, language: str) -> str:
+    """HTML of the admonition shown after a drifted output in lenient builds, in the page's language."""
+    words = _BOX_WORDS.get(language, _BOX_WORDS["en"])
+    fix = words["fix"].format(trace=f"<code>{html.escape(trace)}</code>")
+    return (
+        f'<div class="admonition danger hood-drift"><p class="admonition-title">{html.escape(words[kind])}</p>'
+        f"<p>{fix}</p>"
+        f'<pre class="hood-diff"><code>{html.escape(diff)}</code></pre></div>'
+    )

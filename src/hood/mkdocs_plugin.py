@@ -1,0 +1,411 @@
+"""The MkDocs plugin: hands every `python exec` block to the engine and checks its trace.
+
+The only module of `hood` that imports MkDocs. It runs after mkdocs-static-i18n in every event, so it sees each
+language's build (the i18n plugin builds the other languages inside the default language's `on_post_build`),
+and it acts on the whole build only once the last language is done.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+import textwrap
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path, PurePosixPath
+
+import markdown_exec
+from markupsafe import Markup
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
+from mkdocs.exceptions import Abort, PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+
+from hood import compat
+from hood.capture.common import localize
+from hood.engine import normalize, runtime, translations
+from hood.engine.blocks import missing_includes
+from hood.engine.cache import write_atomically
+from hood.engine.engine import Block, Engine
+from hood.engine.fingerprint import fingerprint, torch_build
+from hood.engine.report import TRACE_KINDS, Problem, Report, drift_box
+from hood.engine.settings import Settings
+from hood.engine.traces import (
+    BLESS_COMMAND, TORCH_FILE, TraceCheck, bless, bless_torch, blessed_torch, check_trace, orphan_traces,
+    render_trace, trace_path,
+)
+
+log = logging.getLogger("mkdocs.plugins.hood")
+
+LATE = -200
+"""Event priority: after mkdocs-static-i18n (-100), which switches the language in its own events."""
+
+REPORT_FILE = "site-report.txt"
+"""Where every build writes its report (summary first), next to `mkdocs.yml`."""
+
+
+class HoodConfig(Config):
+    """Options of the `hood` plugin in `mkdocs.yml`; each is set there from a `HOOD_*` variable with `!ENV`.
+
+    See `Settings.from_options` for what they mean and the build reference page for the table.
+    """
+
+    check = config_options.Type((bool, int, str), default=True)
+    bless = config_options.Type((bool, int, str), default="")
+    cache = config_options.Type((bool, int, str), default=True)
+    cache_dir = config_options.Type(str, default="")
+    execute = config_options.Type((bool, int, str), default=True)
+    exec_log = config_options.Type(str, default="")
+
+
+@dataclass
+class BuildState:
+    """Everything one build (all languages) shares: the engine, the traces checked and the problems found."""
+
+    settings: Settings
+    engine: Engine
+    report: Report
+    torch_version: str
+    languages: list[str]
+    """The locales this build renders, the default first."""
+    language: str = ""
+    done: int = 0
+    """How many languages have finished."""
+    page: str = ""
+    blocks: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    """Block ids per language and page, in page order."""
+    checks: dict[Path, TraceCheck] = field(default_factory=dict)
+    """The comparison of each traced block with its trace, made once, shown in every language."""
+    codes: dict[Path, str] = field(default_factory=dict)
+    """The code of each traced block in the first language (a later language must run the same)."""
+    held: set[Path] = field(default_factory=set)
+    """The trace path of every block with an id: a trace outside it is an orphan."""
+
+    @classmethod
+    def start(cls, settings: Settings, languages: list[str]) -> BuildState:
+        """A new build: the engine keyed on everything outputs depend on."""
+        engine = Engine(settings, fingerprint(settings.root, settings.pins()))
+        return cls(settings, engine, Report(check=settings.check), torch_build()["version"], languages)
+
+    def rel(self, path: Path) -> str:
+        """`path` relative to the project root, as the report and the page show it."""
+        return str(path.relative_to(self.settings.root))
+
+
+def _page_path(src_uri: str, language: str) -> str:
+    parts = PurePosixPath(src_uri).parts
+    return str(PurePosixPath(*parts[1:])) if parts and parts[0] == language else src_uri
+
+
+class HoodPlugin(BasePlugin[HoodConfig]):
+    """Executes blocks once per build, compares them with their traces, and fails check builds on problems."""
+
+    def __init__(self) -> None:
+        self.serving = False
+        self.state: BuildState | None = None
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        """Check the releases `hood.compat` was written for; note whether this process serves (lenient)."""
+        compat.check_versions()
+        self.serving = command == "serve"
+
+    @event_priority(LATE)
+    def on_config(self, config):
+        """Start a build (first language) or switch language; route Python blocks to the engine."""
+        language = compat.page_language(config)
+        languages = compat.built_languages(config)
+        if self.state is None or language == languages[0]:  # the default language opens every build
+            root = Path(config.config_file_path).parent
+            settings = Settings.from_options(root, serving=self.serving, **self.config)
+            if str(root) not in sys.path:  # blocks may import the project's `snippets` package
+                sys.path.insert(0, str(root))
+            runtime.purge_project_modules()
+            importlib.reload(normalize)  # under serve, an edited normaliser applies at the next build
+            runtime.pin_process(settings, str(settings.cache_dir / ("inductor-" + "-".join(settings.pins().values()))))
+            self.state = BuildState.start(settings, languages)
+        self.state.language = language
+        _route_python_fences(config, partial(fence_format, state=self.state))
+        compat.set_api_locale(config, language)
+        return config
+
+    @event_priority(LATE)
+    def on_nav(self, nav, *, config, files):
+        """Every page must be reachable: in the nav, with a title translated into every other language."""
+        state = self.state
+        assert state is not None
+        in_nav = {page.file.src_uri for page in nav.pages}
+        for file in files.documentation_pages():
+            if file.src_uri not in in_nav:
+                page = _page_path(file.src_uri, state.language)
+                state.report.add(Problem(page, "*", "not in nav",
+                                         f"docs/{file.src_uri} is on no menu: add it to `nav` in mkdocs.yml"))
+        if state.language != state.languages[0]:
+            translations = compat.nav_translations(config, state.language)
+            for title in _nav_titles(config.nav or []):
+                if title not in translations:
+                    state.report.add(Problem("mkdocs.yml", "*", "nav untranslated",
+                                             f"the nav title {title!r} has no {state.language} translation: add it "
+                                             f"to `nav_translations` of {state.language} in mkdocs.yml"))
+        return nav
+
+    @event_priority(LATE)
+    def on_page_markdown(self, markdown: str, *, page, config, files) -> str:
+        """Note the page being rendered and check its snippet includes before anything runs."""
+        state = self.state
+        assert state is not None
+        state.engine.end_page(state.page)
+        state.page = _page_path(page.file.src_uri, state.language)
+        state.blocks.setdefault(state.language, {})[state.page] = []
+        state.engine.begin_page(state.page)
+        root = Path(config.config_file_path).parent
+        bases = config.mdx_configs.get("pymdownx.snippets", {}).get("base_path", ["."])
+        missing = missing_includes(markdown, [root / base for base in bases])
+        if missing:
+            where = " or ".join(f"{base}/" for base in bases)
+            lines = [f"  block {bid!r}: {inc!r} not found under {where}" for bid, inc in missing]
+            raise PluginError(
+                f"page {state.page} ({state.language}) includes snippets that do not exist:\n" + "\n".join(lines)
+                + "\nCreate the file (or section), or fix the path in the `--8<--` line."
+            )
+        if state.language != state.languages[0]:
+            return _check_freshness(state, page, Path(config.docs_dir)) + markdown
+        return markdown
+
+    @event_priority(LATE)
+    def on_post_page(self, output: str, *, page, config) -> str:
+        """Translate the interface text that `mkdocs.yml` sets once for all languages (`INTERFACE`)."""
+        for english, translated in INTERFACE.get(self.state.language if self.state else "", {}).items():
+            output = output.replace(english, translated)
+        return output
+
+    @event_priority(LATE)
+    def on_post_build(self, *, config) -> None:
+        """After the last language: check translations, the torch build and orphans; bless or report."""
+        state = self.state
+        if state is None:
+            return
+        state.done += 1
+        if state.done < len(state.languages):  # a language built inside the default one's on_post_build
+            return
+        state.engine.close()
+        if state.settings.execute:
+            _check_translations(state)
+            _check_torch(state)
+            _check_orphans(state)
+        state.report.traced_blocks = len(state.checks)
+        log.info(
+            "hood: %d blocks executed, %d traces checked, torch imported: %s",
+            sum(state.engine.executions.values()), len(state.checks), "torch" in sys.modules,
+        )
+        message = state.report.render()
+        write_atomically(state.settings.root / REPORT_FILE, (message or state.report.summary()) + "\n")
+        if state.settings.bless:
+            _bless(state)
+        elif message and state.settings.check:
+            raise Abort(f"{message}\n\n(this report is also in {REPORT_FILE})")
+
+
+INTERFACE = {
+    "es": {
+        'title="Permanent link"': 'title="Enlace permanente"',
+        "Switch to dark mode": "Cambiar al modo oscuro",
+        "Switch to light mode": "Cambiar al modo claro",
+    },
+}
+"""Interface text that has one setting for every language (the heading anchors' tooltip of the toc extension and
+of mkdocstrings' copy of it; the palette toggle's label), mended on the pages of the other languages."""
+
+PYTHON_FENCES = ("python", "py")
+"""The fence languages whose `exec` blocks the engine runs."""
+
+
+def _route_python_fences(config, fence_format) -> None:
+    """Make `fence_format` the SuperFences custom fence of `PYTHON_FENCES`, with markdown-exec's validator.
+
+    This is how markdown-exec documents wiring a fence (`custom_fences` with its `validator`); its own plugin
+    registers the same fences with its generic formatter, and those entries are replaced here.
+    """
+    superfences = config.mdx_configs.setdefault("pymdownx.superfences", {})
+    fences = [f for f in superfences.get("custom_fences", []) if f.get("name") not in PYTHON_FENCES]
+    fences += [{"name": name, "class": name, "validator": markdown_exec.validator, "format": fence_format}
+               for name in PYTHON_FENCES]
+    superfences["custom_fences"] = fences
+
+
+def fence_format(source: str, language: str, css_class: str, options: dict, md, *, state: BuildState,
+                 **kwargs) -> Markup:
+    """SuperFences' `format` for a Python fence: markdown-exec's rendering, the engine as runner."""
+    return format_python(state=state, code=source, md=md, **options)
+
+
+def format_python(*, state: BuildState, **options) -> Markup:
+    """markdown-exec's formatter for Python blocks, with the engine as runner.
+
+    A block with the option `trace="off"` (a timing, or a plot of timings) runs once like any other, but its
+    output is shown without being compared: measurements are not traces. The option is taken out before
+    markdown-exec renders the block's source, which would otherwise carry it into the source fence. A drifted
+    output is followed by a danger box in lenient builds, in the page's language. Phrases printed with
+    `hood.capture.common.words` are shown in the page's language (the output itself, and its trace, hold all).
+    """
+    extra = dict(options.pop("extra", {}))
+    traced = extra.pop("trace", "on") != "off"
+    boxes: list[str] = []
+    run = partial(run_block, state=state, traced=traced, boxes=boxes)
+    rendered = markdown_exec.base_format(language="python", run=run, extra=extra, **options)
+    return Markup(localize(str(rendered), state.language) + "".join(boxes))
+
+
+def run_block(code: str, returncode: int = 0, session: str | None = None, id: str | None = None,  # noqa: A002
+              *, state: BuildState, traced: bool, boxes: list[str], **extra: str) -> str:
+    """markdown-exec's `run` for Python: the engine's outcome, with its trace checked unless `traced` is off."""
+    if not state.settings.execute:
+        return ""
+    ids = state.blocks[state.language][state.page]
+    block_id = id or f"block-{len(ids) + 1}"
+    if not id:
+        state.report.add(Problem(state.page, block_id, "no id", 'give the block an id: ```python exec="on" id="..."'))
+    elif id in ids:
+        state.report.add(Problem(state.page, id, "duplicate id",
+                                 "two blocks of this page share this id; give each block its own"))
+    ids.append(block_id)
+    path = trace_path(state.settings.traces_dir, state.page, block_id)
+    if id:
+        state.held.add(path)
+    outcome = state.engine.run(Block(state.page, block_id, code, session or None))
+    if outcome.error is not None:
+        state.report.add(
+            Problem(state.page, block_id, "raised", f"the block raised; fix it or its snippet:\n{outcome.error}")
+        )
+        raise markdown_exec.ExecutionError(markdown_exec.code_block("python", outcome.error))
+    if traced and id:
+        boxes.append(_compare_with_trace(state, path, block_id, code, outcome.output))
+    return outcome.output
+
+
+def _compare_with_trace(state: BuildState, path: Path, block_id: str, code: str, output: str) -> str:
+    """Compare once per build; return the drift box for this language's page (lenient builds only)."""
+    if path not in state.checks:
+        state.codes[path] = code
+        normalised = normalize.normalise(output, root=str(state.settings.root))
+        check = state.checks[path] = check_trace(path, render_trace(state.page, block_id, normalised))
+        if not check.ok:
+            kind = "missing trace" if check.expected is None else "drift"
+            fix = (f"no trace {state.rel(path)} yet" if kind == "missing trace" else
+                   f"the output differs from trace {state.rel(path)}")
+            state.report.add(Problem(state.page, block_id, kind,
+                                     f"{fix}; if the output is right, run `{BLESS_COMMAND}`",
+                                     diff=check.diff(state.settings.root)))
+    elif state.codes[path] != code:
+        state.report.add(Problem(state.page, block_id, "translation differs",
+                                 f"the block's code in docs/{state.language}/{state.page} differs from the first "
+                                 f"language's: edit docs/{state.language}/{state.page} so that both run the same code"))
+    check = state.checks[path]
+    if check.ok or state.settings.check or state.settings.bless:
+        return ""
+    kind = "missing trace" if check.expected is None else "drift"
+    return drift_box(kind, state.rel(path), check.diff(state.settings.root), state.language)
+
+
+STALE_BOX = {
+    "es": ("Esta traducción es anterior a la página inglesa",
+           "La página inglesa cambió después de traducirse esta. Cambios desde la versión traducida:"),
+}
+
+
+def _check_freshness(state: BuildState, page, docs_dir: Path) -> str:
+    """A translated page must name the current version of its English page; returns a box for lenient builds."""
+    english_path = docs_dir / state.languages[0] / state.page
+    english = english_path.read_text(encoding="utf-8")
+    recorded = str(page.meta.get(translations.FIELD, "")) or None
+    if recorded == translations.english_hash(english):
+        return ""
+    diff = translations.english_diff_since(state.settings.root, english_path, recorded, english) if recorded else ""
+    command = translations.MARK_COMMAND.format(page=state.page)
+    what = "names no version of" if recorded is None else "translates an older version of"
+    state.report.add(Problem(
+        state.page, "*", "translation stale",
+        f"docs/{state.language}/{state.page} {what} docs/{state.languages[0]}/{state.page}: bring the translation up "
+        f"to date, then run `{command}`" + ("" if diff or recorded is None else " (the older version is not in git)"),
+        diff=diff))
+    if state.settings.check or state.settings.bless:
+        return ""
+    title, lead = STALE_BOX.get(state.language, ("This translation is older than its English page", "Changes:"))
+    body = textwrap.indent(f"{lead}\n\n```diff\n{diff or '(?)'}\n```\n\n`{command}`", "    ")
+    return f'!!! danger "{title}"\n{body}\n\n'
+
+
+def _nav_titles(items) -> list[str]:
+    """Every title of a `nav` as written in mkdocs.yml (sections and pages)."""
+    titles = []
+    for item in items:
+        if isinstance(item, dict):
+            for title, value in item.items():
+                titles.append(title)
+                if isinstance(value, list):
+                    titles += _nav_titles(value)
+    return titles
+
+
+def _check_translations(state: BuildState) -> None:
+    """Every language must run the same blocks on the same pages."""
+    first, *others = sorted(state.blocks)
+    for other in others:
+        for page in sorted(set(state.blocks[first]) | set(state.blocks[other])):
+            ours, theirs = state.blocks[first].get(page, []), state.blocks[other].get(page, [])
+            if ours != theirs:
+                state.report.add(Problem(
+                    page, "*", "translation differs",
+                    f"docs/{other}/{page} runs blocks {theirs} where docs/{first}/{page} runs {ours}: "
+                    f"edit docs/{other}/{page} so that both run the same blocks",
+                ))
+
+
+def _check_torch(state: BuildState) -> None:
+    """The traces name the torch they were blessed with once, in `TORCH.txt`: a different torch is one problem."""
+    blessed = blessed_torch(state.settings.traces_dir)
+    if blessed != state.torch_version and state.checks:
+        was = f"with torch {blessed}" if blessed else "without recording their torch"
+        state.report.add(Problem(
+            f"traces/{TORCH_FILE}", "*", "torch version",
+            f"the traces were blessed {was}; this build runs torch {state.torch_version}. The blocks listed as "
+            f"changed are those whose output differs under it; if every change is right, run `{BLESS_COMMAND}`",
+        ))
+
+
+def _check_orphans(state: BuildState) -> None:
+    """A trace that no block of any page holds is stale: bless removes it, a check build reports it."""
+    for orphan in orphan_traces(state.settings.traces_dir, state.held):
+        state.report.add(Problem(state.rel(orphan), "*", "orphan trace",
+                                 f"no block writes it; run `{BLESS_COMMAND}` to remove it"))
+
+
+def _bless(state: BuildState) -> None:
+    """Write drifted and missing traces and the torch build, remove orphans: all or nothing.
+
+    A bless refuses to touch any trace while a block raises, lacks an id, repeats an id or differs between
+    languages, because then the set of blocks is not known and a committed trace could be lost.
+    """
+    harmless = {*TRACE_KINDS, "orphan trace", "torch version", "translation stale", "not in nav", "nav untranslated"}
+    blocking = [p for p in state.report.problems.values() if p.kind not in harmless]
+    if blocking:
+        body = "\n\n".join(p.render() for p in blocking)
+        raise Abort(f"{BLESS_COMMAND} refused: no trace was written or removed, because of {len(blocking)} "
+                    f"problem(s):\n\n{body}")
+    settings = state.settings
+    for problem in state.report.of_kind(*TRACE_KINDS):
+        if settings.blesses(problem.where):
+            check = state.checks[trace_path(settings.traces_dir, problem.page, problem.block)]
+            bless(check)
+            log.info("blessed %s", state.rel(check.path))
+    if settings.bless_only:  # one page or block: the torch build and orphans are the whole site's business
+        left = [p.where for p in state.report.of_kind(*TRACE_KINDS) if not settings.blesses(p.where)]
+        if left:
+            log.warning("not blessed (outside %s): %s", settings.bless_only, ", ".join(left))
+        return
+    if blessed_torch(settings.traces_dir) != state.torch_version and state.checks:
+        bless_torch(settings.traces_dir, state.torch_version)
+        log.info("blessed traces/%s: %s", TORCH_FILE, state.torch_version)
+    for orphan in state.report.of_kind("orphan trace"):
+        (settings.root / orphan.page).unlink()
+        log.info("removed orphan trace %s", orphan.page)
