@@ -3,8 +3,14 @@
 import threading
 import xml.etree.ElementTree as ET
 
+import pytest
 import torch
 import torch.nn.functional as F
+
+from hood.capture.autograd import key_names
+from hood.capture.common import localize
+from hood.capture.keys import effective_keys
+from hood.capture.tables import table_rows
 
 from snippets.autograd.autograd_key import autograd_key_events
 from snippets.autograd.diagrams import draw_linear_graph, draw_mlp_graph
@@ -23,7 +29,8 @@ SVG = "{http://www.w3.org/2000/svg}"
 def test_linear_graph_nodes_edges_and_saved_values(capsys):
     graph = walk_linear()
     out = capsys.readouterr().out
-    assert graph.labels() == ["AddmmBackward0", "AccumulateGrad(b)", "AccumulateGrad(x)", "TBackward0", "AccumulateGrad(W)"]
+    assert graph.labels() == [
+        "AddmmBackward0", "AccumulateGrad(b)", "AccumulateGrad(x)", "TBackward0", "AccumulateGrad(W)"]
     assert len(graph.nodes) == 5  # "Five nodes in all"
     assert out.splitlines()[0] == "AddmmBackward0 -> AccumulateGrad(b), AccumulateGrad(x), TBackward0"
     saved = {v.name: v for v in graph.node("AddmmBackward0").saved}
@@ -35,8 +42,8 @@ def test_linear_graph_nodes_edges_and_saved_values(capsys):
     assert "mat2 is W seen through a transpose: True strides (1, 64) vs W (64, 1)" in out
 
 
-def svg_boxes(svg: str) -> dict[str, str]:
-    root = ET.fromstring(svg)
+def svg_boxes(svg: str, language: str = "en") -> dict[str, str]:
+    root = ET.fromstring(localize(svg, language))
     boxes = {}
     for group in root.iter(f"{SVG}g"):
         texts = {t.get("class"): t.text for t in group.iter(f"{SVG}text")}
@@ -49,6 +56,9 @@ def test_diagrams_are_drawn_from_the_real_graphs(capsys):
     boxes = svg_boxes(capsys.readouterr().out)
     assert set(boxes) == set(linear.labels())
     assert boxes["AddmmBackward0"] == "mat1 is x, mat2 shares W's memory"
+    draw_linear_graph()
+    spanish = svg_boxes(capsys.readouterr().out, "es")
+    assert spanish["AddmmBackward0"] == "mat1 es x, mat2 comparte memoria con W"  # same data, other words
     mlp = draw_mlp_graph()
     boxes = svg_boxes(capsys.readouterr().out)
     assert set(boxes) == set(mlp.labels())
@@ -139,7 +149,8 @@ def test_no_grad_versus_inference_mode(capsys):
     assert adinplace.fallthrough
     y = inference[2]
     assert y.is_inference() and repr(torch._C._dispatch_keys(y)) == "DispatchKeySet(CPU, AutocastCPU)"
-    assert "inference_mode result used in autograd: RuntimeError: Inference tensors cannot be saved for backward." in out
+    assert ("inference_mode result used in autograd: "
+            "RuntimeError: Inference tensors cannot be saved for backward.") in out
 
 
 def test_autograd_key_records_then_redispatches():
@@ -171,3 +182,32 @@ def test_a_dispatch_mode_sees_backward_on_the_calling_thread():
     assert "aten.mm.default" in rec.ops and set(threads) == {threading.get_ident()}
     assert rec.ops.count("aten.detach.default") == 3  # one per leaf, as AccumulateGrad stores it
 
+
+
+def test_an_inference_tensor_can_enter_a_graph_but_is_never_saved_for_backward():
+    with torch.inference_mode():
+        t_inf = torch.ones(3)
+    w = torch.ones(3, requires_grad=True)
+    y = t_inf + w  # add saves neither input
+    assert type(y.grad_fn).__name__ == "AddBackward0"
+    y.sum().backward()
+    assert torch.equal(w.grad, torch.ones(3))
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        t_inf * w  # mul saves both inputs
+
+
+def test_inference_mode_excludes_three_autograd_keys_and_prints_two():
+    x = torch.ones(2)
+    with torch.inference_mode():
+        exclude = torch._C._dispatch_tls_local_exclude_set()
+        effective = key_names(effective_keys(x))
+    assert "AutogradCPU" in key_names(effective_keys(x)) and "AutogradCPU" not in effective  # turned off
+    assert exclude.has(torch._C.DispatchKey.AutogradFunctionality)
+    assert key_names(exclude)[:2] == ("AutogradOther", "AutogradNestedTensor")
+    assert repr(torch._C.DispatchKeySet(torch._C.DispatchKey.AutogradFunctionality)) == "DispatchKeySet()"
+
+
+def test_linear_holds_a_math_kernel_at_autograd_cpu_where_addmm_holds_an_autograd_kernel():
+    rows = {op: {r.key: r for r in table_rows(op)} for op in ("aten::linear", "aten::addmm")}
+    assert rows["aten::linear"]["AutogradCPU"].kind == "math kernel"
+    assert rows["aten::addmm"]["AutogradCPU"].kind == "autograd kernel"

@@ -6,25 +6,38 @@ import functools
 import http.server
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.sitekit import build, mini_project
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--disable-component-update",
          "--disable-sync", "--no-first-run"]
 
 
-@pytest.fixture(scope="module")
-def base_url(site_build) -> Iterator[str]:
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site_build.site))
+@contextmanager
+def served(site: Path) -> Iterator[str]:
+    """A built site served on 127.0.0.1 for the duration of the block; yields its base URL."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
     handler.log_message = lambda *args: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def base_url(site_build) -> Iterator[str]:
+    with served(site_build.site) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -74,3 +87,93 @@ def test_a_spanish_word_in_search_finds_the_spanish_page(page, base_url):
     hrefs = page.locator(".md-search-result__item a").evaluate_all("els => els.map(e => e.href)")
     assert any("/es/" in h for h in hrefs), hrefs
     assert page.foreign_requests == []
+
+
+def _page_paths(site: Path) -> list[str]:
+    """Every page of the built site, both languages, as URL paths."""
+    return sorted("/" + str(p.parent.relative_to(site)).removeprefix(".") + ("/" if p.parent != site else "")
+                  for p in site.rglob("index.html") if not {"assets", "search"} & set(p.relative_to(site).parts))
+
+
+def test_no_page_logs_a_console_error_or_a_failed_request(browser, base_url, site_build):
+    paths = _page_paths(site_build.site)
+    assert "/" in paths and "/es/" in paths and "/es/labs/03-compile-and-survey/" in paths
+    problems = []
+    context = browser.new_context()
+    page = context.new_page()
+    page.on("console",
+            lambda m: problems.append(f"{page.url}: console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("requestfailed", lambda r: problems.append(f"{page.url}: failed {r.url}"))
+    page.on("response", lambda r: problems.append(f"{page.url}: {r.status} {r.url}") if r.status >= 400 else None)
+    for path in paths:
+        page.goto(f"{base_url}{path}", wait_until="networkidle")
+    context.close()
+    assert problems == []
+
+
+DRIFTING = '''# Home
+
+```python exec="on" id="hello" result="text"
+print("hello from a block")
+```
+'''
+
+
+def test_a_lenient_build_shows_drift_as_an_admonition_after_the_output(browser, tmp_path):
+    project = mini_project(tmp_path, DRIFTING)
+    assert build(project, mode="bless").returncode == 0
+    trace = project / "traces" / "index" / "hello.txt"
+    trace.write_text(trace.read_text().replace("hello from a block", "hello from an older torch"))
+    result = build(project, mode="lenient")
+    assert result.returncode == 0, result.output
+    titles = {"": "This output differs from its committed trace", "es/": "Esta salida difiere de su traza confirmada"}
+    with served(project / "site") as url:
+        context = browser.new_context()
+        page = context.new_page()
+        for prefix, title in titles.items():
+            page.goto(f"{url}/{prefix}")
+            box = page.locator("article .admonition.danger")
+            assert box.is_visible()
+            assert box.locator(".admonition-title").inner_text() == title
+            assert "-hello from an older torch" in box.locator("pre").inner_text()
+            assert page.locator("article pre .admonition").count() == 0  # not text inside the output
+            follows = box.evaluate("el => el.previousElementSibling.innerText")
+            assert "hello from a block" in follows
+        context.close()
+
+
+def test_a_spanish_page_shows_no_english_interface_text(page, base_url):
+    for path in ("/es/theory/01-dispatcher-and-aten/", "/es/reference/api/"):
+        page.goto(f"{base_url}{path}")
+        assert page.locator('[title="Permanent link"]').count() == 0, path
+        assert "Made with" not in page.locator("footer").inner_text(), path
+        assert page.locator(".doc-class-bases").count() == 0, path  # mkdocstrings' fixed "Bases:" label
+        assert page.locator('a.headerlink[title="Enlace permanente"]').count() > 0, path
+    page.goto(f"{base_url}/theory/01-dispatcher-and-aten/")
+    assert page.locator('a.headerlink[title="Permanent link"]').count() > 0
+
+
+def test_at_phone_width_no_page_scrolls_sideways(browser, base_url, site_build):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    wide = []
+    for path in _page_paths(site_build.site):
+        page.goto(f"{base_url}{path}")
+        if page.evaluate("document.documentElement.scrollWidth > window.innerWidth"):
+            wide.append(path)
+    context.close()
+    assert wide == []
+
+
+def test_the_dark_theme_toggle_switches_the_scheme_in_both_languages(browser, base_url):
+    for path, label in (("/theory/02-autograd-and-custom-ops/", "Switch to dark mode"),
+                        ("/es/theory/02-autograd-and-custom-ops/", "Cambiar al modo oscuro")):
+        context = browser.new_context(color_scheme="light")  # a fresh context: no remembered choice
+        page = context.new_page()
+        page.goto(f"{base_url}{path}")
+        toggle = page.locator(f'label[title="{label}"]')
+        assert toggle.count() == 1, path
+        toggle.click()
+        assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
+        assert page.locator("svg.hood-diagram").first.is_visible()
+        context.close()

@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import torch
 
+from hood.capture.common import localize
 from hood.capture.compile import (
     CACHE_COUNTERS,
     CompileRun,
@@ -56,9 +57,13 @@ def test_pipeline_diagram_counts(capsys):
     graphs = pipeline_diagram()
     svg = capsys.readouterr().out
     assert [calls(graphs[k]) for k in ("dynamo", "joint", "forward", "backward")] == [2, 14, 6, 8]
-    root = ET.fromstring(svg)
-    details = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "detail"]
-    assert "joint graph: 14 ATen ops" in details and "6 ATen ops" in details and "8 ATen ops" in details
+    def details(language):
+        root = ET.fromstring(localize(svg, language))
+        return [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "detail"]
+
+    english = details("en")
+    assert "joint graph: 14 ATen ops" in english and "6 ATen ops" in english and "8 ATen ops" in english
+    assert "grafo conjunto: 14 ops de ATen" in details("es") and "6 ops de ATen" in details("es")
 
 
 @pytest.fixture(scope="module")
@@ -131,8 +136,10 @@ def test_generated_code_is_inference_only_and_matches_eager():
 def test_a_cache_hit_skips_post_grad_and_ir_logs(capsys):
     first, second = cache_hit_hides_artifacts()
     out = capsys.readouterr().out
-    assert first.cache == {"fxgraph_cache_miss": 1, "fxgraph_cache_hit": 0, "autograd_cache_miss": 1, "autograd_cache_hit": 0}
-    assert second.cache == {"fxgraph_cache_miss": 0, "fxgraph_cache_hit": 1, "autograd_cache_miss": 0, "autograd_cache_hit": 1}
+    assert first.cache == {
+        "fxgraph_cache_miss": 1, "fxgraph_cache_hit": 0, "autograd_cache_miss": 1, "autograd_cache_hit": 0}
+    assert second.cache == {
+        "fxgraph_cache_miss": 0, "fxgraph_cache_hit": 1, "autograd_cache_miss": 0, "autograd_cache_hit": 1}
     for artifact in ("post_grad_graphs", "ir_pre_fusion", "ir_post_fusion"):
         assert first.artifacts[artifact] > 0 and second.artifacts[artifact] == 0, artifact
     assert 0 < second.artifacts["aot_graphs"] < first.artifacts["aot_graphs"]

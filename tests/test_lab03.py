@@ -25,8 +25,8 @@ def compiled():
 
 
 def test_compiled_head_agrees_with_eager_below_1e_6(compiled, capsys):
-    head_code, max_diff = compiled
-    assert max_diff < 1e-6
+    head_code, agreement = compiled
+    assert agreement.within and agreement.tol == 1e-6
     assert head_code.extern_calls == ["extern_kernels.addmm"] and list(head_code.kernels) == [KERNEL]
 
 
@@ -56,7 +56,8 @@ def test_the_annotation_fails_when_the_kernel_changes(compiled):
 def test_three_passes_and_a_scratch_array_instead_of_a_buffer(compiled):
     """The warning box: three passes over a row, exp kept in a per-thread array, no (2, 600) buffer for it."""
     head_code, _ = compiled
-    ok, hits = evaluate(Check("kernel", r"for\(int64_t x1=static_cast<int64_t>\(0L\); x1<static_cast<int64_t>\(600L\)"), head_code)
+    loop = r"for\(int64_t x1=static_cast<int64_t>\(0L\); x1<static_cast<int64_t>\(600L\)"
+    ok, hits = evaluate(Check("kernel", loop), head_code)
     assert ok and len(hits) == 3
     assert "local_buffer_data_0" in head_code.kernels[KERNEL]
     assert [name for name, _ in head_code.buffers] == ["buf0", "buf1", "buf3", "buf4"]
@@ -124,7 +125,8 @@ def test_run_writes_every_deliverable(tmp_path):
 
     paths = run.main(["--out", str(tmp_path)], min_run_time=0.01)
     names = sorted(p.name for p in paths)
-    assert names == sorted(["REPORT.md", "output_code.py", "kernel.cpp", "KERNEL_ANNOTATION.md", "DISTRIBUTED.md", "manifest.json"])
+    assert names == sorted(["REPORT.md", "output_code.py", "kernel.cpp", "KERNEL_ANNOTATION.md", "DISTRIBUTED.md",
+                            "manifest.json"])
     report = (tmp_path / "REPORT.md").read_text()
     assert "max abs diff < 1e-06: **True**" in report and "all checks hold: **True**" in report
     assert (tmp_path / "kernel.cpp").read_text().startswith("#include <torch/csrc/inductor/cpp_prefix.h>")

@@ -4,7 +4,8 @@ import json
 import xml.etree.ElementTree as ET
 
 from hood.capture.diagram import Node, layered_svg
-from hood.labkit import code_hash, manifest, parse_out, write_deliverables
+from hood.capture.common import words
+from hood.labkit import code_hash, manifest, parse_args, write_deliverables
 
 
 def test_deliverables_and_manifest(tmp_path):
@@ -16,7 +17,16 @@ def test_deliverables_and_manifest(tmp_path):
     data = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert data["torch"].startswith("2.13.0") and data["seed"] == 42
     assert data["code_sha256"] == code_hash([src]) and len(data["code_sha256"]) == 64
-    assert parse_out("x", ["--out", str(tmp_path)]) == tmp_path
+    args = parse_args("x", ["--out", str(tmp_path), "--lang", "es"])
+    assert args.out == tmp_path and args.lang == "es" and parse_args("x", ["--out", "o"]).lang == "en"
+
+
+def test_deliverables_are_written_in_the_learners_language(tmp_path):
+    files = {"REPORT.md": f"# {words(en='Report', es='Informe')}\n"}
+    write_deliverables(tmp_path / "es", files, {"lab": "x"}, "es")
+    write_deliverables(tmp_path / "en", files, {"lab": "x"})
+    assert (tmp_path / "es" / "REPORT.md").read_text() == "# Informe\n"
+    assert (tmp_path / "en" / "REPORT.md").read_text() == "# Report\n"
 
 
 def test_code_hash_changes_with_the_code(tmp_path):
@@ -25,6 +35,14 @@ def test_code_hash_changes_with_the_code(tmp_path):
     before = code_hash([src])
     src.write_text("2\n")
     assert code_hash([src]) != before
+
+
+def test_a_box_is_as_wide_as_its_label_in_its_longest_language():
+    narrow = layered_svg([Node("a", "x" * 40)], [], "t")
+    both = layered_svg([Node("a", words(en="x" * 40, es="y" * 60))], [], "t")
+    width = [float(ET.fromstring(svg).find("{http://www.w3.org/2000/svg}g/{http://www.w3.org/2000/svg}rect").get("width"))
+             for svg in (narrow, both)]
+    assert width[1] > width[0]
 
 
 def test_layered_svg_is_valid_and_ordered():

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
-from hood.build.blocks import executed_blocks
+from hood.engine.blocks import executed_blocks
 from tests.sitekit import ROOT
 
 

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 
 import pytest
 
+from hood.stdout import printed
 from snippets.dispatcher import key_sets, registration, strides, tables, walk
 
 DENSE_CPU = ["CPU", "ADInplaceOrView", "AutogradCPU", "AutocastCPU"]
 
 
 def quiet(fn, *args):
-    with contextlib.redirect_stdout(io.StringIO()):
-        return fn(*args)
+    return printed(fn, *args)[0]
 
 
 def test_dense_cpu_tensors_share_four_keys_whatever_dtype_or_grad():

@@ -1,6 +1,7 @@
 """Draw real autograd graphs (the running example's and the MLP's) as SVG at build time."""
 
 from hood.capture.autograd import autograd_graph, graph_svg
+from hood.capture.common import words
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.running_example import running_example
 
@@ -12,7 +13,8 @@ def draw_linear_graph():
     """The graph of `F.linear(x, W, b)`."""
     x, W, b = running_example()
     graph = autograd_graph(F.linear(x, W, b), {"x": x, "W": W, "b": b})
-    print(graph_svg(graph, "Autograd graph of F.linear(x, W, b)"))
+    print(graph_svg(graph, words(en="Autograd graph of F.linear(x, W, b)",
+                                 es="Grafo de autograd de F.linear(x, W, b)")))
     return graph
 
 
@@ -23,6 +25,7 @@ def draw_mlp_graph():
     h, logp, loss = mlp_forward(x, W1, b1, W2, b2, target)
     names = {"x": x, "W1": W1, "b1": b1, "W2": W2, "b2": b2, "h": h, "logp": logp, "target": target}
     graph = autograd_graph(loss, names)
-    print(graph_svg(graph, "Autograd graph of the MLP's NLL loss"))
+    print(graph_svg(graph, words(en="Autograd graph of the MLP's NLL loss",
+                                 es="Grafo de autograd de la pérdida NLL del MLP")))
     return graph
 # --8<-- [end:body]

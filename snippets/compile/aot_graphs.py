@@ -41,9 +41,13 @@ def readable(gm):
 
 
 def saved_for_backward(graphs):
-    """What the forward keeps for the backward: the backward's inputs that are not incoming gradients."""
-    return [(n.name, tuple(n.meta["val"].shape)) for n in graphs["backward"].graph.nodes
-            if n.op == "placeholder" and not n.name.startswith("tangents")]
+    """What the forward keeps for the backward: the backward's inputs that are not incoming gradients.
+
+    Each comes with its shape, or with its type when it is not a tensor (a saved size, for instance).
+    """
+    saved = [(n.name, n.meta["val"]) for n in graphs["backward"].graph.nodes
+             if n.op == "placeholder" and not n.name.startswith("tangents")]
+    return [(name, tuple(v.shape) if isinstance(v, torch.Tensor) else type(v).__name__) for name, v in saved]
 
 
 def show_aot_graphs(names=("joint", "forward", "backward")):

@@ -1,5 +1,6 @@
 """The torch.compile pipeline as a diagram whose numbers are counted on the running example's graphs."""
 
+from hood.capture.common import words
 from hood.capture.diagram import Node, layered_svg
 from snippets.compile.aot_graphs import aot_graphs
 from snippets.compile.heads import head
@@ -17,15 +18,23 @@ def calls(gm):
 def pipeline_diagram():
     """Capture the head's graphs at every stage and draw the pipeline with their sizes."""
     graphs = aot_graphs(head, *running_example())
+    n = {name: calls(graph) for name, graph in graphs.items()}
+    instructions = len(list(dis.get_instructions(head)))
     nodes = [
-        Node("py", "Python bytecode", f"head: {len(list(dis.get_instructions(head)))} instructions"),
-        Node("dynamo", "Dynamo", f"FX graph: {calls(graphs['dynamo'])} torch calls"),
-        Node("aot", "AOTAutograd", f"joint graph: {calls(graphs['joint'])} ATen ops"),
-        Node("fw", "forward graph", f"{calls(graphs['forward'])} ATen ops"),
-        Node("bw", "backward graph", f"{calls(graphs['backward'])} ATen ops"),
-        Node("inductor", "Inductor", "C++ and OpenMP on CPU"),
+        Node("py", words(en="Python bytecode", es="bytecode de Python"),
+             words(en=f"head: {instructions} instructions", es=f"head: {instructions} instrucciones")),
+        Node("dynamo", "Dynamo", words(en=f"FX graph: {n['dynamo']} torch calls",
+                                       es=f"grafo FX: {n['dynamo']} llamadas a torch")),
+        Node("aot", "AOTAutograd", words(en=f"joint graph: {n['joint']} ATen ops",
+                                         es=f"grafo conjunto: {n['joint']} ops de ATen")),
+        Node("fw", words(en="forward graph", es="grafo del forward"),
+             words(en=f"{n['forward']} ATen ops", es=f"{n['forward']} ops de ATen")),
+        Node("bw", words(en="backward graph", es="grafo del backward"),
+             words(en=f"{n['backward']} ATen ops", es=f"{n['backward']} ops de ATen")),
+        Node("inductor", "Inductor", words(en="C++ and OpenMP on CPU", es="C++ y OpenMP en CPU")),
     ]
     edges = [("py", "dynamo"), ("dynamo", "aot"), ("aot", "fw"), ("aot", "bw"), ("fw", "inductor"), ("bw", "inductor")]
-    print(layered_svg(nodes, edges, "torch.compile on the running example"))
+    print(layered_svg(nodes, edges, words(en="torch.compile on the running example",
+                                           es="torch.compile sobre el ejemplo que nos acompaña")))
     return graphs
 # --8<-- [end:body]

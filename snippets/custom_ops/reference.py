@@ -1,6 +1,6 @@
 """The custom op against its reference, F.linear(x, W, b) * scale: forward and the three gradients."""
 
-from hood.capture.autograd import diff_bound
+from hood.capture.common import max_diff
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -20,6 +20,6 @@ def against_reference(scaled_linear, scale: float = 0.5):
         y.backward(g)
         results[name] = (y, x.grad, W.grad, b.grad)
     for label, ours, ref in zip(("y", "dx", "dW", "db"), *results.values()):
-        print(f"{label}: max |custom op - reference| {diff_bound(ours, ref)}")
+        print(f"{label}: max |custom op - reference| {max_diff(ours, ref, 1e-6)}")
     return results
 # --8<-- [end:body]

@@ -36,6 +36,7 @@ def when_contiguity_matters():
     shares = flat.untyped_storage().data_ptr() == W.untyped_storage().data_ptr()
     print(f"W.t().reshape(-1) shares W's storage: {shares}")
     y = torch.addmm(b.detach(), x.detach(), Wt)
-    print(f"addmm(b, x, W.t()) with a non-contiguous W.t(): shape {tuple(y.shape)}, contiguous output {y.is_contiguous()}")
+    print(f"addmm(b, x, W.t()) with a non-contiguous W.t(): shape {tuple(y.shape)}, "
+          f"contiguous output {y.is_contiguous()}")
     return view_error, shares, y
 # --8<-- [end:body]

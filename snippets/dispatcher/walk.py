@@ -1,5 +1,6 @@
 """Theory 01: a real per-key walk of F.linear(x, W, b), in several contexts, and why the env var is silent."""
 
+from hood.capture.common import words
 from hood.capture.diagram import Node, layered_svg
 from hood.capture.dispatch import dispatch_walk, render_walk
 from snippets.running_example import running_example
@@ -32,7 +33,8 @@ def walk_diagram():
     nodes = [Node(str(i), op, " | ".join(f"{key}: {kernel}" for key, kernel in keys))
              for i, (op, keys) in enumerate(calls)]
     edges = [(str(i), str(i + 1)) for i in range(len(calls) - 1)]
-    print(layered_svg(nodes, edges, "Dispatch decisions of F.linear(x, W, b), in order"))
+    print(layered_svg(nodes, edges, words(en="Dispatch decisions of F.linear(x, W, b), in order",
+                                           es="Decisiones de dispatch de F.linear(x, W, b), en orden")))
     return calls
 
 
@@ -46,7 +48,7 @@ def walk_in_contexts():
     }
     walks = {}
     for label, context in contexts.items():
-        def call():
+        def call(context=context):
             with context():
                 F.linear(x, W, b)
         walks[label] = [s for s in dispatch_walk(call) if s.op in ("aten.linear.default", "aten.addmm.default")]

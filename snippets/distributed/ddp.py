@@ -3,6 +3,7 @@
 Run it yourself: `torchrun --nproc-per-node 2 -m snippets.distributed.ddp`
 """
 
+from hood.capture.common import all_within
 from snippets.distributed.observe import gloo_calls, local_batch, loss_of, mean_over_ranks, profiled
 
 # --8<-- [start:body]
@@ -30,8 +31,8 @@ def ddp_rank():
         loss_of(alone(x), y).backward()
         with profiled() as step:
             loss_of(ddp(x), y).backward()  # DDP all-reduces gradient buckets as backward produces them
-        same_grads = all(torch.allclose(p.grad, mean_over_ranks(q.grad), rtol=1e-5, atol=1e-7)
-                         for p, q in zip(model.parameters(), alone.parameters()))
+        pairs = ((p.grad, mean_over_ranks(q.grad)) for p, q in zip(model.parameters(), alone.parameters()))
+        same_grads = all_within(pairs, 1e-5)
         assert same_grads
         return {
             "weights differ across ranks before wrapping": differ_before,

@@ -3,6 +3,7 @@
 Run it yourself: `torchrun --nproc-per-node 2 -m snippets.distributed.fsdp`
 """
 
+from hood.capture.common import max_diff
 from snippets.distributed.observe import (comm_counts, describe, gloo_calls, local_batch, loss_of, mean_over_ranks,
                                          profiled)
 
@@ -33,7 +34,7 @@ def fsdp_rank():
             loss.backward()
         loss_of(unsharded(x), y).backward()
         my_rows = mean_over_ranks(unsharded.weight.grad).chunk(world, dim=0)[rank]
-        same = torch.allclose(model.weight.grad.to_local(), my_rows, rtol=1e-5, atol=1e-7)
+        same = max_diff(model.weight.grad.to_local(), my_rows, 1e-5).within
         assert same
         return {
             "weight": describe(model.weight),

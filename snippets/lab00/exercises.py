@@ -1,5 +1,6 @@
 """Lab 00, exercises with executed solutions: tables per device, backward under a mode, vmap under a mode."""
 
+from hood.capture.common import max_diff
 from hood.capture.ops import OpLog, render_calls
 from hood.capture.tables import render_tables, table_rows
 
@@ -38,7 +39,7 @@ def exercise_3_vmap_under_a_mode():
     looped = torch.stack([per_sample(row) for row in batch])
     with OpLog() as log:
         vmapped = torch.vmap(per_sample)(batch)
-    print(f"loop and vmap agree: {torch.allclose(looped, vmapped)}")
+    print(f"loop and vmap agree within 1e-3: {max_diff(looped, vmapped, 1e-3).within}")
     print(render_calls(log.calls))
     return looped, vmapped, log.calls
 

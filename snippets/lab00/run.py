@@ -9,7 +9,8 @@ from pathlib import Path
 import torch
 
 from hood.capture.ops import render_calls
-from hood.labkit import manifest, printed, run_lab, section
+from hood.labkit import manifest, run_lab, section
+from hood.stdout import printed
 from snippets.lab00 import parts
 
 SECTIONS = [

@@ -1,6 +1,6 @@
 """Step 2 of lab 01: the three gradients of linear(x, W, b), from AddmmBackward0's saved tensors."""
 
-from hood.capture.autograd import diff_bound
+from hood.capture.common import max_diff
 from hood.capture.custom_ops import first_line
 from snippets.lab01.formulas import addmm_backward, t_backward
 from snippets.running_example import running_example
@@ -22,12 +22,12 @@ def linear_by_hand():
     d_W = t_backward(d_Wt)  # TBackward0 turns d(W.t()) into dW
     hand = {"x": d_x, "W": d_W, "b": d_b}
     for name, leaf in (("x", x), ("W", W), ("b", b)):
-        bound = diff_bound(hand[name], leaf.grad)
+        bound = max_diff(hand[name], leaf.grad, 1e-6)
         print(f"d{name}: shape {tuple(hand[name].shape)}, max |hand - autograd| {bound}")
     print("without the sum over the batch, db would have shape", tuple(g.shape),
           "but b has", tuple(b.shape))
     try:
-        node._saved_mat1
+        _ = node._saved_mat1
     except RuntimeError as err:
         print("after backward, node._saved_mat1 ->", first_line(err).split(". ")[0] + ".")
     return hand, {"x": x.grad, "W": W.grad, "b": b.grad}

@@ -1,6 +1,6 @@
 """Step 3 of lab 01: the MLP's gradients from the real graph and the hand formulas alone."""
 
-from hood.capture.autograd import diff_bound
+from hood.capture.common import max_diff
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.lab01.by_hand import backward_by_hand, hand_formulas
 from snippets.running_example import running_example
@@ -9,8 +9,11 @@ from snippets.running_example import running_example
 import torch
 
 
-def mlp_by_hand(dtype=torch.float32, formulas=None):
-    """Compare `backward_by_hand(loss)` with `loss.backward()` for every leaf of the MLP."""
+TOLERANCE = {torch.float32: 1e-6, torch.float64: 1e-12}  # rounding noise sits far below both
+
+
+def mlp_by_hand(dtype=torch.float32, formulas=None, tol=None):
+    """Compare `backward_by_hand(loss)` with `loss.backward()` for every leaf, under `tol` (`TOLERANCE[dtype]`)."""
     x, _, _ = running_example(dtype=dtype)
     W1, b1, W2, b2, target = mlp_params(dtype=dtype)
     _, _, loss = mlp_forward(x, W1, b1, W2, b2, target)
@@ -18,7 +21,7 @@ def mlp_by_hand(dtype=torch.float32, formulas=None):
     loss.backward()
     diffs = {}
     for name, leaf in (("x", x), ("W1", W1), ("b1", b1), ("W2", W2), ("b2", b2)):
-        diffs[name] = diff_bound(hand[leaf], leaf.grad)
+        diffs[name] = max_diff(hand[leaf], leaf.grad, tol or TOLERANCE[dtype])
         kind, shape = str(dtype).removeprefix("torch."), str(tuple(leaf.shape))
         print(f"{kind} d{name:<2} {shape:<10} max |hand - autograd| {diffs[name]}")
     return diffs

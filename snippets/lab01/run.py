@@ -5,7 +5,8 @@ from pathlib import Path
 
 import torch
 
-from hood.labkit import manifest, printed, run_lab, section
+from hood.labkit import manifest, run_lab, section
+from hood.stdout import printed
 from snippets.autograd.diagrams import draw_mlp_graph
 from snippets.lab01 import formulas
 from snippets.lab01.graph import saved_ints, walk_mlp
@@ -79,7 +80,8 @@ def build() -> dict[str, str]:
 def main(argv=None) -> list[Path]:
     """Write the deliverables into `--out DIR` and print their paths."""
     code = sorted(Path(__file__).parent.glob("*.py"))
-    return run_lab("Lab 01: autograd by hand", build(), manifest(lab="lab01-autograd-by-hand", seed=SEED, code=code), argv)
+    meta = manifest(lab="lab01-autograd-by-hand", seed=SEED, code=code)
+    return run_lab("Lab 01: autograd by hand", build(), meta, argv)
 
 
 if __name__ == "__main__":

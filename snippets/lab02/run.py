@@ -6,7 +6,8 @@ from pathlib import Path
 
 import torch
 
-from hood.labkit import manifest, printed, run_lab, section
+from hood.labkit import manifest, run_lab, section
+from hood.stdout import printed
 from snippets.custom_ops.checks import check_scaled_linear
 from snippets.custom_ops.compare_tables import compare_tables
 from snippets.custom_ops.head import compiled_head, head_trace
@@ -74,7 +75,8 @@ def build() -> dict[str, str]:
 def main(argv=None) -> list[Path]:
     """Write the deliverables into `--out DIR` and print their paths."""
     code = sorted([*Path(__file__).parent.glob("*.py"), *(Path(__file__).parents[1] / "custom_ops").glob("*.py")])
-    return run_lab("Lab 02: a custom op end to end", build(), manifest(lab="lab02-custom-op", seed=SEED, code=code), argv)
+    meta = manifest(lab="lab02-custom-op", seed=SEED, code=code)
+    return run_lab("Lab 02: a custom op end to end", build(), meta, argv)
 
 
 if __name__ == "__main__":

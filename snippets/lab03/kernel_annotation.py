@@ -55,11 +55,13 @@ ANNOTATION: tuple[Claim, ...] = (
            Check("kernel", r"x1\+=static_cast<int64_t>\(8L\)", 3))),
     Claim("Where the input is read",
           "Logit (x0, x1) is loaded from `in_ptr0 + x1 + 600*x0`, row-major with 600 floats per row, 8 at a time.",
-          (Check("kernel", r"Vectorized<float>::loadu\(in_ptr0 \+ static_cast<int64_t>\(x1 \+ 600L\*x0\), static_cast<int64_t>\(8\)\)", 2),)),
+          (Check("kernel", r"Vectorized<float>::loadu\(in_ptr0 \+ static_cast<int64_t>\(x1 \+ 600L\*x0\), "
+                           r"static_cast<int64_t>\(8\)\)", 2),)),
     Claim("How the reductions are expressed",
           "Max and sum each keep an 8-wide vector accumulator (`tmp_acc0_vec`, started at -inf and at 0), folded "
           "into one float by `vec_reduce_all` at the end of the row and stored per row in `out_ptr0` and `out_ptr1`.",
-          (Check("kernel", r"tmp_acc0_vec = at::vec::Vectorized<float>\(-std::numeric_limits<float>::infinity\(\)\);", 1),
+          (Check("kernel",
+                 r"tmp_acc0_vec = at::vec::Vectorized<float>\(-std::numeric_limits<float>::infinity\(\)\);", 1),
            Check("kernel", r"tmp_acc0_vec = at::vec::Vectorized<float>\(0\);", 1),
            Check("kernel", r"at::vec::vec_reduce_all<float, 1>", 2),
            Check("kernel", r"^out_ptr0\[static_cast<int64_t>\(x0\)\] = ", 1),

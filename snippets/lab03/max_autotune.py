@@ -23,7 +23,8 @@ def compare_modes(modes=("default", "max-autotune"), batch=2, seed=42):
             _, (code,) = generated_code(model, x, mode=mode)
             results[mode] = (time.perf_counter() - start, inductor_output(code))
     for mode, (seconds, out) in results.items():
-        print(f"{mode:>12}: compiled in {seconds:.1f} s; kernels {sorted(out.kernels)}; library calls {out.extern_calls}")
+        print(f"{mode:>12}: compiled in {seconds:.1f} s; kernels {sorted(out.kernels)}; "
+              f"library calls {out.extern_calls}")
     (_, first), *others = results.values()
     print("same generated kernels in every mode:", all(o.kernels == first.kernels for _, o in others))
     return results

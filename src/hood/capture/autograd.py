@@ -4,7 +4,8 @@
 it as text and `graph_svg` draws it with `hood.capture.diagram.layered_svg`.
 """
 
-from hood.capture.diagram import Node, layered_svg  # pages include diagram.py before this module's body
+from hood.capture.common import key_names, words  # pages include common.py and diagram.py before this body
+from hood.capture.diagram import Node, layered_svg
 
 # --8<-- [start:body]
 import re
@@ -50,9 +51,10 @@ class SavedValue:
         if self.is_name == self.name:
             return self.name
         if self.is_name:
-            return f"{self.name} is {self.is_name}"
+            return words(en=f"{self.name} is {self.is_name}", es=f"{self.name} es {self.is_name}")
         if self.shares_with:
-            return f"{self.name} shares {self.shares_with}'s memory"
+            return words(en=f"{self.name} shares {self.shares_with}'s memory",
+                         es=f"{self.name} comparte memoria con {self.shares_with}")
         return f"{self.name} {self.shape}"
 
 
@@ -151,14 +153,14 @@ def autograd_graph(output: torch.Tensor, names: Mapping[str, torch.Tensor] | Non
     for fn in found:
         name, variable = type(fn).__name__, getattr(fn, "variable", None)
         leaf = _name_of(variable, names, same_object=True) if variable is not None else None
-        twins = sorted((f for f in found if type(f) is type(fn)), key=lambda f: f._sequence_nr())  # noqa: SLF001
+        twins = sorted((f for f in found if type(f) is type(fn)), key=lambda f: f._sequence_nr())
         if leaf is not None:
             label = f"{name}({leaf})"
         elif len(twins) > 1:
             label = f"{name}[{twins.index(fn) + 1}]"
         else:
             label = name
-        nodes.append(GraphNode(id=ids[fn], name=name, label=label, sequence_nr=fn._sequence_nr(),  # noqa: SLF001
+        nodes.append(GraphNode(id=ids[fn], name=name, label=label, sequence_nr=fn._sequence_nr(),
                                variable=leaf, saved=tuple(saved_values(fn, names))))
     return AutogradGraph(tuple(nodes), tuple(edges))
 
@@ -219,8 +221,8 @@ class TlsKeys:
     Attributes:
         include: Keys added to every call's key set (`torch._C._dispatch_tls_local_include_set()`).
         exclude: Keys removed from every call's key set (`torch._C._dispatch_tls_local_exclude_set()`).
-        autograd_excluded: Whether the autograd functionality key is excluded (it prints as
-            `AutogradOther, AutogradNestedTensor`, one per-backend name for a whole functionality).
+        autograd_excluded: Whether the autograd functionality key is excluded. It does not print: an exclude
+            set that has it lists only the other autograd keys, `AutogradOther` and `AutogradNestedTensor`.
     """
 
     include: tuple[str, ...]
@@ -228,17 +230,11 @@ class TlsKeys:
     autograd_excluded: bool
 
 
-def key_names(key_set: torch._C.DispatchKeySet) -> tuple[str, ...]:
-    """The names in a `DispatchKeySet`'s repr, in its order."""
-    inner = re.fullmatch(r"DispatchKeySet\((.*)\)", repr(key_set))
-    return tuple(k.strip() for k in inner.group(1).split(",") if k.strip()) if inner else ()
-
-
 def tls_keys() -> TlsKeys:
     """The current thread's include and exclude sets."""
-    exclude = torch._C._dispatch_tls_local_exclude_set()  # noqa: SLF001
+    exclude = torch._C._dispatch_tls_local_exclude_set()
     return TlsKeys(
-        include=key_names(torch._C._dispatch_tls_local_include_set()),  # noqa: SLF001
+        include=key_names(torch._C._dispatch_tls_local_include_set()),
         exclude=key_names(exclude),
         autograd_excluded=exclude.has(torch._C.DispatchKey.AutogradFunctionality),
     )
@@ -252,10 +248,10 @@ def call_key_set(*tensors: torch.Tensor) -> tuple[tuple[str, ...], str]:
     fallthrough (`BackendSelect`, `ADInplaceOrView` for most operators); that last step is op-specific
     and not applied here.
     """
-    keys = torch._C._dispatch_keys(tensors[0])  # noqa: SLF001
+    keys = torch._C._dispatch_keys(tensors[0])
     for tensor in tensors[1:]:
-        keys = keys | torch._C._dispatch_keys(tensor)  # noqa: SLF001
-    keys = (keys | torch._C._dispatch_tls_local_include_set()) - torch._C._dispatch_tls_local_exclude_set()  # noqa: SLF001
+        keys = keys | torch._C._dispatch_keys(tensor)
+    keys = (keys | torch._C._dispatch_tls_local_include_set()) - torch._C._dispatch_tls_local_exclude_set()
     return key_names(keys), keys.highestPriorityTypeId().name
 
 
@@ -266,24 +262,4 @@ def render_key_changes(before: TlsKeys, after: TlsKeys) -> str:
         removed = [f"-{k}" for k in old if k not in new]
         return " ".join(added + removed) or "(unchanged)"
     return f"include {change(before.include, after.include)}; exclude {change(before.exclude, after.exclude)}"
-
-
-DIFF_BOUNDS = (1e-12, 1e-9, 1e-6, 1e-5, 1e-4, 1e-3)
-"""The bounds `diff_bound` reports against. Rounding noise is a few units in the last place of the
-values compared, so a printed bound stays put as long as that noise sits well inside one decade."""
-
-
-def diff_bound(a: torch.Tensor, b: torch.Tensor) -> str:
-    """The largest absolute difference, printed so that it reads the same on every run.
-
-    `0` when the tensors are equal, `< 1e-06` for the smallest bound of `DIFF_BOUNDS` it is under,
-    and two significant digits when it is above them all (a real disagreement).
-    """
-    diff = (a.detach() - b.detach()).abs().max().item()
-    if diff == 0:
-        return "0"
-    for bound in DIFF_BOUNDS:
-        if diff < bound:
-            return f"< {bound:.0e}"
-    return f"{diff:.2g}"
 # --8<-- [end:body]

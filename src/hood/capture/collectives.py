@@ -1,15 +1,11 @@
-"""Distributed runs on one machine: launch ranks over gloo on 127.0.0.1, gather what each rank observed.
+"""Distributed runs on one machine, launched as a reader launches them: `torchrun` over gloo on 127.0.0.1.
 
-`run_ranks` starts one Python process per rank with the environment `torchrun` would give it (`RANK`,
-`WORLD_SIZE`, `MASTER_ADDR`, `MASTER_PORT`, ...), hosts their rendezvous store itself on a socket bound
-to 127.0.0.1, waits for all of them under a timeout (killing the whole group when it expires) and returns
-each rank's result in rank order. A rank's result is whatever its function returns, passed back as JSON.
-
-Run as a module (`python -m hood.capture.collectives MODULE:FUNCTION OUT_DIR`), this file is the rank's
-entry point: it calls the function and writes `OUT_DIR/rank<N>.json`.
+`run_ranks` runs `python -m torch.distributed.run --nproc-per-node N --master-addr 127.0.0.1 ... -m
+hood.capture.collectives MODULE:FUNCTION OUT_DIR`, waits under a timeout (killing the whole process group when it
+expires) and returns each rank's result in rank order. A rank's result is whatever its function returns, passed
+back as JSON: run as a module, this file is the rank's entry point; it calls the function and writes
+`OUT_DIR/rank<N>.json`.
 """
-
-from __future__ import annotations
 
 import importlib
 import json
@@ -19,15 +15,13 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
-from datetime import timedelta
 from pathlib import Path
 
 LOOPBACK = "127.0.0.1"
 
 
 class RankFailure(RuntimeError):
-    """A rank exited with an error or the run timed out; the message holds every rank's stderr tail."""
+    """A rank exited with an error or the run timed out; the message holds the launcher's output tail."""
 
 
 def _import_roots(target: str) -> list[str]:
@@ -39,72 +33,71 @@ def _import_roots(target: str) -> list[str]:
     return list(dict.fromkeys(roots))
 
 
-def rank_env(rank: int, world_size: int, port: int, import_roots: list[str]) -> dict[str, str]:
-    """The environment of one rank: torchrun's variables, loopback only, one thread, the project importable."""
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((LOOPBACK, 0))
+        return probe.getsockname()[1]
+
+
+def launch_command(target: str, out: Path, world_size: int, port: int) -> list[str]:
+    """The `torchrun` command line of a run (`python -m torch.distributed.run`, the same program)."""
+    return [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc-per-node", str(world_size),
+            "--master-addr", LOOPBACK, "--master-port", str(port),
+            "-m", "hood.capture.collectives", target, str(out)]
+
+
+def rank_env(import_roots: list[str]) -> dict[str, str]:
+    """The launcher's environment: gloo on the loopback interface, the project importable."""
     env = dict(os.environ)
     env.update(
-        RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world_size), LOCAL_WORLD_SIZE=str(world_size),
-        GROUP_RANK="0", MASTER_ADDR=LOOPBACK, MASTER_PORT=str(port),
-        TORCHELASTIC_USE_AGENT_STORE="True",  # every rank is a client of the store the launcher hosts
-        GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1",
+        GLOO_SOCKET_IFNAME="lo", PYTHONUNBUFFERED="1",
         PYTHONPATH=os.pathsep.join([*import_roots, *filter(None, [os.environ.get("PYTHONPATH")])]),
     )
     return env
 
 
 def run_ranks(target: str, world_size: int = 2, timeout: float = 120.0) -> list[dict]:
-    """Run `target` ("package.module:function") in `world_size` processes; return their results by rank.
+    """Run `target` ("package.module:function") on `world_size` ranks with torchrun; return results by rank.
 
-    The function initialises its own process group (`init_process_group("gloo")` reads the environment)
-    and returns a JSON-serialisable dict. If a rank fails, the others are killed at once; if the run
-    outlives `timeout` seconds, all are. Either way `RankFailure` is raised with each rank's stderr.
+    The function initialises its own process group (`init_process_group("gloo")` reads the environment torchrun
+    gives each rank) and returns a JSON-serialisable dict. If a rank fails, torchrun stops the others; if the
+    run outlives `timeout` seconds, every process is killed. Either way `RankFailure` is raised with the output.
     """
-    import torch.distributed as dist
-
-    roots = _import_roots(target)
-    with tempfile.TemporaryDirectory(prefix="hood-ranks-") as tmp, socket.socket() as listener:
+    with tempfile.TemporaryDirectory(prefix="hood-ranks-") as tmp:
         out = Path(tmp)
-        listener.bind((LOOPBACK, 0))
-        listener.listen(world_size * 4)
-        port = listener.getsockname()[1]
-        store = dist.TCPStore(LOOPBACK, port, world_size, is_master=True, timeout=timedelta(seconds=timeout),
-                              wait_for_workers=False, master_listen_fd=os.dup(listener.fileno()))
-        procs = []
-        try:
-            for rank in range(world_size):
-                with open(out / f"rank{rank}.err", "w") as err:
-                    procs.append(subprocess.Popen(
-                        [sys.executable, "-m", "hood.capture.collectives", target, str(out)],
-                        env=rank_env(rank, world_size, port, roots), stdin=subprocess.DEVNULL,
-                        stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
-                    ))
-            problem = _wait(procs, timeout)
-        finally:
-            for proc in procs:
-                if proc.poll() is None:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-            del store
+        with open(out / "launcher.log", "w") as log:
+            proc = subprocess.Popen(
+                launch_command(target, out, world_size, _free_port()), env=rank_env(_import_roots(target)),
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+            problem = _wait(proc, timeout)
         if problem:
-            tails = "\n".join(f"--- rank {rank} (exit {proc.returncode}) stderr:\n"
-                              + (out / f"rank{rank}.err").read_text(errors="replace")[-3000:]
-                              for rank, proc in enumerate(procs))
-            raise RankFailure(f"{target}: {problem}\n{tails}")
+            tail = (out / "launcher.log").read_text(errors="replace")[-6000:]
+            raise RankFailure(f"{target}: {problem}\n{tail}")
         return [json.loads((out / f"rank{rank}.json").read_text()) for rank in range(world_size)]
 
 
-def _wait(procs: list[subprocess.Popen], timeout: float) -> str:
-    """Wait for every process; stop at the first failure or at the deadline. Returns "" or what went wrong."""
-    deadline = time.monotonic() + timeout
-    while True:
-        codes = [proc.poll() for proc in procs]
-        if any(code not in (None, 0) for code in codes):
-            return "a rank failed"
-        if all(code == 0 for code in codes):
-            return ""
-        if time.monotonic() > deadline:
-            return f"timed out after {timeout:.0f} s"
-        time.sleep(0.05)
+GRACE = 20.0
+"""Seconds torchrun gets to stop its ranks after a SIGTERM, before the launcher's process group is killed."""
+
+
+def _wait(proc: subprocess.Popen, timeout: float) -> str:
+    """Wait for the launcher; at the deadline, stop it and its ranks. Returns "" or what went wrong.
+
+    torchrun starts each rank in a session of its own, so killing torchrun's process group would leave the ranks
+    running: a SIGTERM asks torchrun to stop them first.
+    """
+    try:
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=GRACE)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        return f"timed out after {timeout:.0f} s"
+    return "" if code == 0 else f"torchrun exited with {code}: a rank failed"
 
 
 def render_ranks(results: list[dict]) -> str:

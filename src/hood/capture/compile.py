@@ -50,7 +50,7 @@ def _clean(code: str) -> str:
     return _OBJ_ID.sub(r"\1<id>)", _USER_COMMENT.sub("", code)).strip()
 
 
-def _leaf_guards(manager) -> Iterator[Guard]:  # noqa: ANN001 - torch._C._dynamo.guards.GuardManager
+def _leaf_guards(manager) -> Iterator[Guard]:
     for guard in manager.get_leaf_guards():
         for part in guard.verbose_code_parts():
             yield Guard(type(guard).__name__, _clean(part))
@@ -150,7 +150,8 @@ def render_inductor_summary(out: InductorOutput) -> str:
     lines.append("generated kernels:")
     for name, src in out.kernels.items():
         body = src.splitlines()
-        traits = [t for t, present in (("OpenMP", "#pragma omp" in src), ("at::vec::Vectorized", "at::vec::Vectorized" in src)) if present]
+        found = (("OpenMP", "#pragma omp" in src), ("at::vec::Vectorized", "at::vec::Vectorized" in src))
+        traits = [t for t, present in found if present]
         lines.append(f"    {name}: {len(body)} lines of C++, uses {', '.join(traits) or 'plain loops'}")
     lines.append(f"library calls: {', '.join(out.extern_calls) or 'none'}")
     return "\n".join(lines)

@@ -1,9 +1,13 @@
 """Eager versus compiled timings: the numbers, a sentence chosen from them, and an inline SVG bar chart.
 
 Timings are measurements, never traces: pages show them in blocks with `trace="off"`. What tests can
-check is the logic: which sentence a set of numbers selects, and that the chart is valid SVG.
+check is the logic: which sentence a set of numbers selects, and that the chart is valid SVG. Words are printed
+in both languages with `words` (the page shows its own): a page includes `hood/capture/common.py:body` first.
 """
 
+from hood.capture.common import words
+
+# --8<-- [start:body]
 import math
 from dataclasses import dataclass
 from html import escape
@@ -58,17 +62,19 @@ def interpret(rows: list[Timing]) -> dict[str, str]:
               f"{small.batch} y {large.speedup:.2f}x con lote {large.batch}.")
     elif kinds == {"slower"} and max(gaps) <= 2 * min(gaps):
         en = (f"The compiled head was slower at every batch size, by {min(gaps):.0f} to {max(gaps):.0f} µs per call "
-              "whatever the batch: a fixed cost per call (guards, the wrapper, one more kernel launch), not slower arithmetic.")
-        es = (f"La cabeza compilada fue más lenta en todos los tamaños de lote, entre {min(gaps):.0f} y {max(gaps):.0f} µs "
-              "por llamada sea cual sea el lote: un coste fijo por llamada (guardas, el wrapper, un lanzamiento de kernel "
-              "más), no una aritmética más lenta.")
+              "whatever the batch: a fixed cost per call (guards, the wrapper, one more kernel launch), not slower "
+              "arithmetic.")
+        es = (f"La cabeza compilada fue más lenta en todos los tamaños de lote, entre {min(gaps):.0f} y "
+              f"{max(gaps):.0f} µs por llamada sea cual sea el lote: un coste fijo por llamada (guardas, el wrapper, "
+              "un lanzamiento de kernel más), no una aritmética más lenta.")
     elif kinds == {"slower"}:
         en = (f"The compiled head was slower at every batch size, and the gap grows with the batch, from "
-              f"{gaps[0]:.0f} µs at batch {small.batch} to {gaps[-1]:.0f} µs at batch {large.batch}: besides a fixed cost "
-              "per call, the generated code does the same work more slowly than eager's kernels on this machine.")
+              f"{gaps[0]:.0f} µs at batch {small.batch} to {gaps[-1]:.0f} µs at batch {large.batch}: besides a fixed "
+              "cost per call, the generated code does the same work more slowly than eager's kernels on this machine.")
         es = (f"La cabeza compilada fue más lenta en todos los tamaños de lote, y la diferencia crece con el lote, de "
-              f"{gaps[0]:.0f} µs con lote {small.batch} a {gaps[-1]:.0f} µs con lote {large.batch}: además de un coste fijo "
-              "por llamada, el código generado hace el mismo trabajo más despacio que los kernels de eager en esta máquina.")
+              f"{gaps[0]:.0f} µs con lote {small.batch} a {gaps[-1]:.0f} µs con lote {large.batch}: además de un "
+              "coste fijo por llamada, el código generado hace el mismo trabajo más despacio que los kernels de eager "
+              "en esta máquina.")
     elif kinds == {"same"}:
         en = "Eager and compiled were within 5 % of each other at every batch size: no measurable difference."
         es = "Eager y compilado quedaron a menos de un 5 % en todos los tamaños de lote: ninguna diferencia medible."
@@ -80,9 +86,10 @@ def interpret(rows: list[Timing]) -> dict[str, str]:
             es = (f"Compilar solo compensó a partir del lote {first_gain}: por debajo, el coste fijo de una llamada "
                   "compilada pesa más que lo que ahorra el kernel fusionado.")
         else:
-            en = "The results were mixed, with no trend in batch size: at this scale the difference is mostly noise and overhead."
-            es = ("Los resultados fueron mixtos, sin tendencia con el tamaño de lote: a esta escala la diferencia es sobre "
-                  "todo ruido y sobrecoste.")
+            en = ("The results were mixed, with no trend in batch size: at this scale the difference is mostly "
+                  "noise and overhead.")
+            es = ("Los resultados fueron mixtos, sin tendencia con el tamaño de lote: a esta escala la diferencia es "
+                  "sobre todo ruido y sobrecoste.")
     ratios_en = "; ".join(f"batch {r.batch}: {r.speedup:.2f}" for r in rows)
     ratios_es = "; ".join(f"lote {r.batch}: {r.speedup:.2f}" for r in rows)
     return {"en": f"{en} Eager time over compiled time: {ratios_en}.",
@@ -96,7 +103,11 @@ def render_table(rows: list[Timing]) -> str:
     return "\n".join(lines)
 
 
-def bar_chart_svg(rows: list[Timing], title: str = "Eager versus compiled, microseconds per call (log scale)") -> str:
+TITLE = words(en="Eager versus compiled, microseconds per call (log scale)",
+              es="Eager frente a compilado, microsegundos por llamada (escala logarítmica)")
+
+
+def bar_chart_svg(rows: list[Timing], title: str = TITLE) -> str:
     """Grouped bars, eager and compiled per batch size, on a log-scale axis; inline SVG, no script."""
     width, height, left, bottom, top = 560, 300, 64, 44, 36
     plot_h = height - bottom - top
@@ -112,41 +123,49 @@ def bar_chart_svg(rows: list[Timing], title: str = "Eager versus compiled, micro
     bar = min(group / 3, 48)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="hood-chart" viewBox="0 0 {width} {height}" width="{width}" '
-        f'role="img" aria-label="{escape(title)}" style="max-width:100%;height:auto;font-family:var(--md-code-font-family,monospace)">'
+        f'role="img" aria-label="{escape(title)}" '
+        'style="max-width:100%;height:auto;font-family:var(--md-code-font-family,monospace)">'
         f"<title>{escape(title)}</title>",
-        f'<text x="{width / 2:.0f}" y="18" text-anchor="middle" font-size="13" fill="currentColor">{escape(title)}</text>',
+        f'<text x="{width / 2:.0f}" y="18" text-anchor="middle" font-size="13" '
+        f'fill="currentColor">{escape(title)}</text>',
     ]
     decade = lo
     while decade <= hi * 1.0001:
-        parts.append(f'<line x1="{left}" x2="{width - 16}" y1="{y(decade):.1f}" y2="{y(decade):.1f}" stroke="currentColor" stroke-opacity="0.15"/>'
-                     f'<text x="{left - 6}" y="{y(decade) + 4:.1f}" text-anchor="end" font-size="11" fill="currentColor">{decade:g}</text>')
+        parts.append(f'<line x1="{left}" x2="{width - 16}" y1="{y(decade):.1f}" y2="{y(decade):.1f}" '
+                     'stroke="currentColor" stroke-opacity="0.15"/>'
+                     f'<text x="{left - 6}" y="{y(decade) + 4:.1f}" text-anchor="end" font-size="11" '
+                     f'fill="currentColor">{decade:g}</text>')
         decade *= 10
     for i, r in enumerate(rows):
         x0 = left + i * group + (group - 2 * bar) / 2
         for j, (label, value, colour) in enumerate((("eager", r.eager_us, "var(--md-default-fg-color--light,#888)"),
                                                     ("compiled", r.compiled_us, "var(--md-primary-fg-color,#ff5722)"))):
             x = x0 + j * bar
-            parts.append(f'<rect x="{x:.1f}" y="{y(value):.1f}" width="{bar - 4:.1f}" height="{height - bottom - y(value):.1f}" '
-                         f'fill="{colour}"><title>{label}, batch {r.batch}: {value:.1f} µs</title></rect>'
-                         f'<text x="{x + (bar - 4) / 2:.1f}" y="{y(value) - 4:.1f}" text-anchor="middle" font-size="10" '
-                         f'fill="currentColor">{value:.1f}</text>')
+            parts.append(f'<rect x="{x:.1f}" y="{y(value):.1f}" width="{bar - 4:.1f}" '
+                         f'height="{height - bottom - y(value):.1f}" '
+                         f'fill="{colour}"><title>{label}, {batch(r.batch)}: {value:.1f} µs</title></rect>'
+                         f'<text x="{x + (bar - 4) / 2:.1f}" y="{y(value) - 4:.1f}" text-anchor="middle" '
+                         f'font-size="10" fill="currentColor">{value:.1f}</text>')
         parts.append(f'<text x="{x0 + bar - 2:.1f}" y="{height - bottom + 16}" text-anchor="middle" font-size="12" '
-                     f'fill="currentColor">batch {r.batch}</text>')
+                     f'fill="currentColor">{batch(r.batch)}</text>')
     legend_y = height - 10
-    parts.append(f'<rect x="{left}" y="{legend_y - 9}" width="10" height="10" fill="var(--md-default-fg-color--light,#888)"/>'
+    parts.append(f'<rect x="{left}" y="{legend_y - 9}" width="10" height="10" '
+                 'fill="var(--md-default-fg-color--light,#888)"/>'
                  f'<text x="{left + 14}" y="{legend_y}" font-size="11" fill="currentColor">eager</text>'
-                 f'<rect x="{left + 70}" y="{legend_y - 9}" width="10" height="10" fill="var(--md-primary-fg-color,#ff5722)"/>'
+                 f'<rect x="{left + 70}" y="{legend_y - 9}" width="10" height="10" '
+                 'fill="var(--md-primary-fg-color,#ff5722)"/>'
                  f'<text x="{left + 84}" y="{legend_y}" font-size="11" fill="currentColor">torch.compile</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
+def batch(size: int) -> str:
+    """A batch size's label, in every language."""
+    return words(en=f"batch {size}", es=f"lote {size}")
+
+
 def render_html(rows: list[Timing]) -> str:
-    """The chart, then the sentence in the page's language (both are emitted; CSS shows the one matching `<html lang>`)."""
+    """The chart, then the sentence the numbers chose, in every language (the page shows its own)."""
     sentences = interpret(rows)
-    style = ('<style>html[lang="es"] .hood-lang-en{display:none} html:not([lang="es"]) .hood-lang-es{display:none}</style>')
-    return (
-        f'<div class="hood-timing">{style}{bar_chart_svg(rows)}'
-        f'<p class="hood-lang-en" lang="en">{escape(sentences["en"])}</p>'
-        f'<p class="hood-lang-es" lang="es">{escape(sentences["es"])}</p></div>'
-    )
+    return f'<div class="hood-timing">{bar_chart_svg(rows)}<p>{escape(words(**sentences))}</p></div>'
+# --8<-- [end:body]

@@ -3,8 +3,12 @@
 `torch._C._dispatch_dump` (what was registered) and `torch._C._dispatch_dump_table` (what each key runs,
 about a hundred rows) name files with absolute paths and line numbers; these functions keep the key, the
 kind of kernel and the file, relative to the torch tree, so that the text is the same on every machine.
+Torch and the standard library only: a page includes `hood/capture/common.py:body` first.
 """
 
+from hood.capture.common import dispatch_table
+
+# --8<-- [start:body]
 import re
 from dataclasses import dataclass
 
@@ -13,7 +17,6 @@ import torch
 CALL_PATH_KEYS = ("AutocastCPU", "AutogradCPU", "ADInplaceOrView", "Functionalize", "Python", "Meta", "CPU")
 """The rows that matter for a CPU call, from the highest-priority key down (as a call meets them)."""
 
-_ROW = re.compile(r"^(?P<key>\w+): (?P<fallthrough>fallthrough )?registered at (?P<path>\S+?):\d+ \[(?P<kind>[^\]]+)\]$")
 _REGISTRATION = re.compile(r"^(?P<key>[\w\[\]]+): registered at (?P<path>\S+?):\d+ :: ")
 
 
@@ -48,13 +51,9 @@ class DispatchRow:
 
 def dispatch_rows(qualname: str, keys: tuple[str, ...] = CALL_PATH_KEYS) -> list[DispatchRow]:
     """The rows of `qualname`'s computed dispatch table for `keys`, in the order of `keys`."""
-    found = {}
-    for line in torch._C._dispatch_dump_table(qualname).splitlines():  # noqa: SLF001
-        match = _ROW.match(line.strip())
-        if match and match["key"] in keys:
-            found[match["key"]] = DispatchRow(match["key"], match["kind"], bool(match["fallthrough"]),
-                                              torch_relative(match["path"]))
-    return [found[k] for k in keys if k in found]
+    table = dispatch_table(qualname)
+    return [DispatchRow(e.key, e.kind, e.fallthrough, torch_relative(e.path))
+            for e in (table[k] for k in keys if k in table)]
 
 
 def render_rows(rows: list[DispatchRow]) -> str:
@@ -77,7 +76,7 @@ class Registration:
 def registrations(qualname: str) -> tuple[str, list[Registration]]:
     """The operator's schema and the kernels registered for it (not the table computed from them)."""
     schema, found = "", []
-    for line in torch._C._dispatch_dump(qualname).splitlines():  # noqa: SLF001
+    for line in torch._C._dispatch_dump(qualname).splitlines():
         if line.startswith("schema: "):
             schema = line.removeprefix("schema: ")
         match = _REGISTRATION.match(line)
@@ -134,3 +133,4 @@ def wrapped_error(error: BaseException) -> str | None:
         return None
     sentence = re.split(r"(?<=\.) ", match[2], maxsplit=1)[0]
     return f"{match[1]}: {sentence}"
+# --8<-- [end:body]

@@ -1,5 +1,12 @@
-"""Diagrams drawn at build time from real data, as inline SVG: no script, no CDN, same offline."""
+"""Diagrams drawn at build time from real data, as inline SVG: no script, no CDN, same offline.
 
+Labels and titles may hold `words` markers: each box is as wide as the label's longest language. A page includes
+`hood/capture/common.py:body` first, then this module's body.
+"""
+
+from hood.capture.common import widest
+
+# --8<-- [start:body]
 from dataclasses import dataclass
 from html import escape
 
@@ -29,9 +36,9 @@ def _layers(nodes: list[Node], edges: list[tuple[str, str]]) -> list[list[Node]]
 def layered_svg(nodes: list[Node], edges: list[tuple[str, str]], title: str) -> str:
     """A top-to-bottom layered drawing of a small DAG; edges are (from id, to id)."""
     layers = _layers(nodes, edges)
-    widest = max((len(layer) for layer in layers), default=1)
-    box_w = max([BOX_W, *(CHAR_W * max(len(n.label), len(n.detail)) + 20 for n in nodes)])
-    width = widest * (box_w + GAP_X) + GAP_X
+    most = max((len(layer) for layer in layers), default=1)
+    box_w = max([BOX_W, *(CHAR_W * max(widest(n.label), widest(n.detail)) + 20 for n in nodes)])
+    width = most * (box_w + GAP_X) + GAP_X
     height = len(layers) * (BOX_H + GAP_Y) + GAP_Y
     where: dict[str, tuple[float, float]] = {}
     parts = []
@@ -62,3 +69,4 @@ def layered_svg(nodes: list[Node], edges: list[tuple[str, str]], title: str) -> 
         + "".join(parts)
         + "</svg>"
     )
+# --8<-- [end:body]

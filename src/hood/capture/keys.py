@@ -1,18 +1,14 @@
 """Dispatch key sets: a tensor's own keys, the thread-local include/exclude sets, and the key that fires.
 
-Self-contained (torch and the standard library only), so a page can include it whole in a block.
+Torch and the standard library only: a page includes `hood/capture/common.py:body`, then this module's body.
 """
 
-import re
+from hood.capture.common import key_names
+
+# --8<-- [start:body]
 from dataclasses import dataclass
 
 import torch
-
-
-def key_names(keyset) -> list[str]:
-    """The names in a `DispatchKeySet`, lowest priority first (as its repr lists them)."""
-    inner = re.fullmatch(r"DispatchKeySet\((.*)\)", repr(keyset)).group(1)
-    return [name.strip() for name in inner.split(",") if name.strip()]
 
 
 @dataclass(frozen=True)
@@ -55,10 +51,10 @@ def key_view(label: str, tensor: torch.Tensor) -> KeyView:
     effective = effective_keys(tensor)
     return KeyView(
         label=label,
-        tensor=key_names(torch._C._dispatch_keys(tensor)),
-        include=key_names(torch._C._dispatch_tls_local_include_set()),
-        exclude=key_names(torch._C._dispatch_tls_local_exclude_set()),
-        effective=key_names(effective),
+        tensor=list(key_names(torch._C._dispatch_keys(tensor))),
+        include=list(key_names(torch._C._dispatch_tls_local_include_set())),
+        exclude=list(key_names(torch._C._dispatch_tls_local_exclude_set())),
+        effective=list(key_names(effective)),
         first=str(effective.highestPriorityTypeId()).split(".")[-1],
     )
 
@@ -76,3 +72,4 @@ def render_key_views(views: list[KeyView], *, show_tls: bool = True) -> str:
         lines += [f"  effective   : {', '.join(v.effective)}", f"  fires first : {v.first}"]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+# --8<-- [end:body]

@@ -1,18 +1,17 @@
 """Operator tables (`torch._C._dispatch_dump_table`) reduced to the rows that matter.
 
 The full table has a row for every dispatch key (150 or so); a row names the kernel kind and the file
-that registered it. Self-contained (torch and the standard library only).
+that registered it. Torch and the standard library only: a page includes `hood/capture/common.py:body` first.
 """
 
-import re
-from dataclasses import dataclass
+from hood.capture.common import dispatch_table
 
-import torch
+# --8<-- [start:body]
+from dataclasses import dataclass
 
 KEYS = ("AutocastCPU", "AutogradCPU", "ADInplaceOrView", "FuncTorchBatched", "Python", "BackendSelect", "CPU", "Meta")
 """The keys a CPU call of the running example can meet, highest priority first."""
 
-_ROW = re.compile(r"^(?P<key>\w+): (?P<fallthrough>fallthrough )?registered at (?P<source>\S+?)(?::\d+)? \[(?P<kind>[^\]]+)\]$")
 
 
 @dataclass(frozen=True)
@@ -34,13 +33,9 @@ class Row:
 
 def table_rows(op: str, keys: tuple[str, ...] = KEYS) -> list[Row]:
     """The rows of `op`'s computed dispatch table for `keys`, in the order of `keys`."""
-    rows = {}
-    for line in torch._C._dispatch_dump_table(op).splitlines():
-        match = _ROW.match(line.strip())
-        if match and match["key"] in keys:
-            rows[match["key"]] = Row(match["key"], match["kind"], bool(match["fallthrough"]),
-                                     match["source"].rsplit("/", 1)[-1].strip("<>"))
-    return [rows[k] for k in keys if k in rows]
+    table = dispatch_table(op)
+    return [Row(e.key, e.kind, e.fallthrough, e.path.rsplit("/", 1)[-1].strip("<>"))
+            for e in (table[k] for k in keys if k in table)]
 
 
 def render_tables(ops: list[str], keys: tuple[str, ...] = KEYS) -> str:
@@ -56,3 +51,4 @@ def render_tables(ops: list[str], keys: tuple[str, ...] = KEYS) -> str:
     lines = ["| key | " + " | ".join(f"`{op}`" for op in ops) + " |", "|---" * (len(ops) + 1) + "|"]
     lines += [f"| `{key}` | " + " | ".join(cell(cells[op].get(key)) for op in ops) + " |" for key in keys]
     return "\n".join(lines)
+# --8<-- [end:body]

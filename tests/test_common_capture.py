@@ -1,0 +1,36 @@
+"""`hood.capture.common.max_diff`: a comparison that prints the same on every machine, or refuses to print."""
+
+import pytest
+import torch
+
+from hood.capture.common import MARGIN, FragileComparison, max_diff
+
+
+def _pair(diff: float) -> tuple[torch.Tensor, torch.Tensor]:
+    a = torch.zeros(3, dtype=torch.float64)
+    b = a.clone()
+    b[1] = diff
+    return a, b
+
+
+@pytest.mark.parametrize(("diff", "tol", "printed", "within"), [
+    (0.0, 1e-6, "< 1e-06", True),
+    (1.5e-8, 1e-6, "< 1e-06", True),
+    (5e-17, 1e-12, "< 1e-12", True),
+    (0.02, 1e-6, "> 1e-06", False),
+])
+def test_prints_only_the_side_of_the_tolerance(diff, tol, printed, within):
+    agreement = max_diff(*_pair(diff), tol)
+    assert str(agreement) == printed and agreement.within is within
+
+
+@pytest.mark.parametrize("diff", [1.01e-7, 5e-7, 1e-6, 2e-6, 9.9e-6])
+def test_refuses_a_difference_within_the_margin(diff):
+    assert 1e-6 / MARGIN <= diff <= 1e-6 * MARGIN
+    with pytest.raises(FragileComparison, match="within 10x of the tolerance 1e-06"):
+        max_diff(*_pair(diff), 1e-6)
+
+
+def test_the_bucket_that_flipped_between_machines_is_now_far_from_its_tolerance():
+    # lab 01's db2 differed by 9.3e-10 on one CPU and just over 1e-9 on another: both print the same now
+    assert str(max_diff(*_pair(9.3e-10), 1e-6)) == str(max_diff(*_pair(1.1e-9), 1e-6)) == "< 1e-06"
