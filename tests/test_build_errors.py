@@ -20,6 +20,9 @@ def test_a_raising_block_fails_the_build_and_names_the_page(tmp_path):
     assert result.returncode != 0
     assert "page index.md, block 'boom': raised" in result.output
     assert "ZeroDivisionError" in result.output
+    report = (result.project / "site-report.txt").read_text()  # written although strict mode stopped the build
+    assert "raised        index.md#boom" in report
+    assert "ZeroDivisionError" in report
 
 
 def test_a_missing_snippet_names_page_block_and_path(tmp_path):

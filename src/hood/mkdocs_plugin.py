@@ -81,6 +81,8 @@ class BuildState:
     """The code of each traced block in the first language (a later language must run the same)."""
     held: set[Path] = field(default_factory=set)
     """The trace path of every block with an id: a trace outside it is an orphan."""
+    reported: bool = False
+    """Whether the full report was written (at the end of the last language)."""
 
     @classmethod
     def start(cls, settings: Settings, languages: list[str]) -> BuildState:
@@ -200,10 +202,22 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         )
         message = state.report.render()
         write_atomically(state.settings.root / REPORT_FILE, (message or state.report.summary()) + "\n")
+        state.reported = True
         if state.settings.bless:
             _bless(state)
         elif message and state.settings.check:
             raise Abort(f"{message}\n\n(this report is also in {REPORT_FILE})")
+
+    def on_build_error(self, *, error: Exception) -> None:
+        """A build stopped before its end (a strict warning such as a raising block, an abort): still write the
+        report of what ran, so that a red run can be read from its file."""
+        state = self.state
+        if state is None or state.reported:
+            return
+        message = state.report.render() or state.report.summary()
+        stopped = f"The build stopped before checking every page: {type(error).__name__}: {error}"
+        write_atomically(state.settings.root / REPORT_FILE, f"{message}\n\n{stopped}\n")
+        state.reported = True
 
 
 INTERFACE = {
