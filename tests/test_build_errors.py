@@ -64,11 +64,17 @@ def test_a_changed_trace_fails_with_its_diff_and_blessing_restores_it(tmp_path):
     assert build(project, mode="check").returncode == 0
 
 
-def test_a_lenient_build_shows_drift_in_the_page_instead_of_failing(tmp_path):
+def drifted_project(tmp_path):
+    """A blessed mini-project whose one trace was then edited: its block drifts."""
     project = mini_project(tmp_path, GOOD, snippets=HELLO)
     assert build(project, mode="bless").returncode == 0
     trace = project / "traces" / "index" / "hello.txt"
     trace.write_text(trace.read_text().replace("hello from a block", "stale"))
+    return project
+
+
+def test_a_lenient_build_shows_drift_in_the_page_instead_of_failing(tmp_path):
+    project = drifted_project(tmp_path)
     result = build(project, mode="lenient")
     assert result.returncode == 0, result.output
     html = result.page("index.html")
@@ -119,11 +125,7 @@ def test_a_measurement_block_is_shown_but_never_traced(tmp_path):
 
 
 def test_a_plain_mkdocs_build_is_a_check_build(tmp_path):
-    project = mini_project(tmp_path, GOOD, snippets=HELLO)
-    assert build(project, mode="bless").returncode == 0
-    trace = project / "traces" / "index" / "hello.txt"
-    trace.write_text(trace.read_text().replace("hello from a block", "stale"))
-    result = build(project, mode="plain")
+    result = build(drifted_project(tmp_path), mode="plain")
     assert result.returncode != 0
     assert "1 of 1 traced blocks changed output" in result.output
 
