@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import linecache
 import sys
 
 from hood.engine.engine import Block, Engine, module_name
@@ -64,3 +65,31 @@ def test_a_block_without_session_leaves_no_module_behind(tmp_path):
     block = Block("page.md", "alone", "import sys\nprint(sys.modules[__name__].__name__ == __name__)\n")
     assert engine.run(block).output == "True\n"
     assert module_name(block) not in sys.modules
+
+
+RAISE_IN_HELPER = '''
+def helper():
+    return {"a": 1}["missing key"]
+'''
+
+CALL_HELPER = '''
+import inspect
+print(inspect.getsourcefile(helper), inspect.getsource(helper).splitlines()[0])
+helper()
+'''
+
+
+def test_a_block_has_a_source_like_a_file_so_tracebacks_and_inspect_show_its_lines(tmp_path):
+    """torch 2.12 compiles a function without a source file through a shared wrapper: blocks must have one."""
+    engine = _engine(tmp_path)
+    define = Block("page.md", "define", RAISE_IN_HELPER, "s")
+    engine.run(define)
+    engine.begin_page("page.md")  # the next language: `define` comes from the memo ...
+    engine.run(define)
+    outcome = engine.run(Block("page.md", "call", CALL_HELPER, "s"))  # ... and is replayed under its own name
+    assert outcome.output == "<page.md#define> def helper():\n"
+    assert 'File "<page.md#define>", line 3, in helper' in outcome.error
+    assert 'return {"a": 1}["missing key"]' in outcome.error
+    assert 'File "<page.md#call>", line 4' in outcome.error
+    engine.end_page("page.md")
+    assert "<page.md#define>" not in linecache.cache

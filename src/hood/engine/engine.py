@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import linecache
 import re
 import sys
 import traceback
@@ -40,9 +41,9 @@ class Block:
 
 @dataclass
 class _Session:
-    codes: list[str] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
     module: ModuleType | None = None
-    executed: int = 0  # how many of `codes` have run in `module`
+    executed: int = 0  # how many of `blocks` have run in `module`
 
 
 def module_name(block: Block) -> str:
@@ -66,6 +67,19 @@ def _drop_module(module: ModuleType | None) -> None:
         del sys.modules[module.__name__]
 
 
+def _register_source(block: Block) -> None:
+    """Give the block's code a source, as a file on disk has: `inspect.getsourcefile`, tracebacks and Dynamo see it.
+
+    torch 2.12 (and earlier) compiles a function with no source file through a shared wrapper, so its guards
+    and cache entries would not belong to the function itself.
+    """
+    linecache.cache[block.filename] = (len(block.code), None, block.code.splitlines(keepends=True), block.filename)
+
+
+def _forget_source(block: Block) -> None:
+    linecache.cache.pop(block.filename, None)
+
+
 class Engine:
     """Executes blocks, remembering outcomes by key; counts what really ran."""
 
@@ -85,7 +99,10 @@ class Engine:
     def end_page(self, page: str) -> None:
         """End the sessions of `page`: their modules leave `sys.modules`."""
         for key in [k for k in self.sessions if k[0] == page]:
-            _drop_module(self.sessions.pop(key).module)
+            session = self.sessions.pop(key)
+            _drop_module(session.module)
+            for block in session.blocks:
+                _forget_source(block)
 
     def close(self) -> None:
         """End every session still open."""
@@ -95,7 +112,7 @@ class Engine:
     def run(self, block: Block) -> Outcome:
         """The outcome of `block`: from memo, then cache, else executed (after replaying its session)."""
         session = self.sessions.setdefault((block.page, block.session), _Session()) if block.session else None
-        chain = [*session.codes, block.code] if session else [block.code]
+        chain = [*(earlier.code for earlier in session.blocks), block.code] if session else [block.code]
         key = block_key(self.env_fingerprint, chain, self.settings.root)
         outcome = self.memo.get(key) or (self.cache.get(key) if self.cache else None)
         if outcome is None:
@@ -104,7 +121,7 @@ class Engine:
                 self.cache.put(key, outcome)
         self.memo[key] = outcome
         if session:
-            session.codes.append(block.code)
+            session.blocks.append(block)
         return outcome
 
     def _execute(self, block: Block, session: _Session | None) -> Outcome:
@@ -112,26 +129,28 @@ class Engine:
             runtime.reset_state(self.settings, new_chain=True)
             module = _new_module(block)
             try:
-                return self._exec(block, block.code, module)
+                return self._exec(block, module)
             finally:
                 _drop_module(module)
-        if session.module is None or session.executed < len(session.codes):
+                _forget_source(block)
+        if session.module is None or session.executed < len(session.blocks):
             runtime.reset_state(self.settings, new_chain=True)
             _drop_module(session.module)
             session.module, session.executed = _new_module(block), 0
-            for code in session.codes:  # replay what the memo or cache answered without running
-                self._exec(block, code, session.module, replay=True)
+            for earlier in session.blocks:  # replay what the memo or cache answered without running
+                self._exec(earlier, session.module, replay=True)
                 session.executed += 1
         runtime.reset_state(self.settings, new_chain=False)
-        outcome = self._exec(block, block.code, session.module)
+        outcome = self._exec(block, session.module)
         session.executed += 1
         return outcome
 
-    def _exec(self, block: Block, code: str, module: ModuleType, *, replay: bool = False) -> Outcome:
+    def _exec(self, block: Block, module: ModuleType, *, replay: bool = False) -> Outcome:
         error = None
+        _register_source(block)
         with captured_stdout() as out:
             try:
-                exec(compile(code, block.filename, "exec"), module.__dict__)  # noqa: S102
+                exec(compile(block.code, block.filename, "exec"), module.__dict__)  # noqa: S102
             except Exception as exc:  # noqa: BLE001 - a raising block is reported, never swallowed
                 error = "".join(traceback.format_exception(exc))
         if not replay:
