@@ -23,6 +23,7 @@ from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
 from hood import compat
+from hood.maths import MathsError, render_maths
 from hood.capture.common import localize
 from hood.engine import normalize, runtime, translations
 from hood.engine.blocks import missing_includes
@@ -173,6 +174,13 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         if state.language != state.languages[0]:
             return _check_freshness(state, page, Path(config.docs_dir)) + markdown
         return markdown
+
+    def on_page_content(self, html: str, *, page, config, files) -> str:
+        """Turn the page's formulas into MathML (`hood.maths`); a formula that cannot be drawn fails the build."""
+        try:
+            return render_maths(html)
+        except MathsError as exc:
+            raise PluginError(f"page {page.file.src_uri}: {exc}. Fix the TeX between the dollar signs.") from exc
 
     @event_priority(LATE)
     def on_post_page(self, output: str, *, page, config) -> str:
