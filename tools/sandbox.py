@@ -42,12 +42,13 @@ class Build:
 
 
 def copy_project(dest: Path) -> Path:
-    """A copy of the real project: config, pages, snippets and traces; `LINKED` folders are linked, not copied."""
+    """A copy of the real project: config, glossary, pages, snippets and traces; `LINKED` folders are linked."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in ("docs", "snippets", "traces"):
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
+    for name in ("mkdocs.yml", "glossary.yml"):
+        shutil.copy(ROOT / name, dest / name)
     for name in LINKED:
         (dest / name).symlink_to(ROOT / name)
     return dest

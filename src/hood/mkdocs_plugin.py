@@ -22,7 +22,7 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
-from hood import compat
+from hood import compat, glossary
 from hood.maths import MathsError, render_maths
 from hood.capture.common import localize
 from hood.engine import normalize, runtime, translations
@@ -84,12 +84,16 @@ class BuildState:
     """The trace path of every block with an id: a trace outside it is an orphan."""
     reported: bool = False
     """Whether the full report was written (at the end of the last language)."""
+    terms: dict[str, list[glossary.Term]] = field(default_factory=dict)
+    """The glossary's terms per language (`glossary.yml`)."""
 
     @classmethod
     def start(cls, settings: Settings, languages: list[str]) -> BuildState:
         """A new build: the engine keyed on everything outputs depend on."""
         engine = Engine(settings, fingerprint(settings.root, settings.pins()))
-        return cls(settings, engine, Report(check=settings.check), torch_build()["version"], languages)
+        terms_file = settings.root / glossary.GLOSSARY_FILE
+        terms = glossary.load(terms_file, languages) if terms_file.is_file() else {}
+        return cls(settings, engine, Report(check=settings.check), torch_build()["version"], languages, terms=terms)
 
     def rel(self, path: Path) -> str:
         """`path` relative to the project root, as the report and the page show it."""
@@ -126,7 +130,10 @@ class HoodPlugin(BasePlugin[HoodConfig]):
             runtime.purge_project_modules()
             importlib.reload(normalize)  # under serve, an edited normaliser applies at the next build
             runtime.pin_process(settings, str(settings.cache_dir / ("inductor-" + "-".join(settings.pins().values()))))
-            self.state = BuildState.start(settings, languages)
+            try:
+                self.state = BuildState.start(settings, languages)
+            except glossary.GlossaryError as exc:
+                raise PluginError(f"{exc} (the glossary, next to mkdocs.yml)") from exc
         self.state.language = language
         _route_python_fences(config, partial(fence_format, state=self.state))
         compat.set_api_locale(config, language)
@@ -171,6 +178,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
                 f"page {state.page} ({state.language}) includes snippets that do not exist:\n" + "\n".join(lines)
                 + "\nCreate the file (or section), or fix the path in the `--8<--` line."
             )
+        markdown = glossary.with_glossary(markdown, state.terms.get(state.language, []), state.language)
         if state.language != state.languages[0]:
             return _check_freshness(state, page, Path(config.docs_dir)) + markdown
         return markdown

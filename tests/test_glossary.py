@@ -1,0 +1,51 @@
+"""The glossary: every term in both languages, a hover definition on the pages, a table on its page."""
+
+import re
+
+import pytest
+
+from hood import glossary
+from tests.sitekit import ROOT
+
+LANGUAGES = ["en", "es"]
+TERMS = glossary.load(ROOT / glossary.GLOSSARY_FILE, LANGUAGES)
+
+
+def test_every_entry_has_both_languages_and_the_glossary_has_about_forty_terms():
+    assert len(TERMS["en"]) == len(TERMS["es"]) >= 40
+    for language in LANGUAGES:
+        words = [term.word for term in TERMS[language]]
+        assert len(set(words)) == len(words), language
+
+
+def test_an_entry_missing_a_language_names_its_number(tmp_path):
+    path = tmp_path / "glossary.yml"
+    path.write_text("- en: [guard, A check.]\n  es: [guarda, Una comprobación.]\n- en: [graph break, A split.]\n")
+    with pytest.raises(glossary.GlossaryError, match="entry 2: give `es: "):
+        glossary.load(path, LANGUAGES)
+
+
+def test_a_page_gets_the_hover_definitions_and_the_glossary_page_its_table():
+    terms = [glossary.Term("guard", "A check."), glossary.Term("bucket", "A group.")]
+    page = glossary.with_glossary("# Title\n\n<!-- glossary -->\n", terms, "es")
+    assert "| Término | Significado |\n|---|---|\n| bucket | A group. |\n| guard | A check. |" in page
+    assert page.endswith("*[guard]: A check.\n*[bucket]: A group.\n")
+
+
+def _pages(site, language):
+    for page in site.rglob("index.html"):
+        parts = page.relative_to(site).parts
+        if (parts[0] == "es") == (language == "es") and "glossary" not in parts:
+            yield page
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_glossary_terms_appear_as_abbr_on_the_pages(site_build, language):
+    marked: set[str] = set()
+    for page in _pages(site_build.site, language):
+        marked |= set(re.findall(r'<abbr title="[^"]+">([^<]+)</abbr>', page.read_text(encoding="utf-8")))
+    words = {term.word for term in TERMS[language]}
+    assert len(marked & words) >= 25, sorted(words - marked)
+    table = site_build.page(("es/" if language == "es" else "") + "reference/glossary/index.html")
+    assert table.count("<tr>") == len(words) + 1
