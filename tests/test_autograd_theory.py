@@ -1,7 +1,9 @@
 """What theory 02 says about the autograd engine, asserted on the functions its blocks call."""
 
+import re
 import threading
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 import torch
@@ -12,7 +14,7 @@ from hood.capture.common import localize
 from hood.capture.keys import effective_keys
 from hood.capture.tables import table_rows
 
-from snippets.autograd.autograd_key import autograd_key_events
+from snippets.autograd.autograd_key import autograd_key_events, autograd_slots
 from snippets.autograd.diagrams import draw_linear_graph, draw_mlp_graph
 from snippets.autograd.engine_order import engine_order
 from snippets.autograd.grad_modes import grad_modes
@@ -116,6 +118,7 @@ def test_saved_tensor_hooks_count(capsys):
     out = capsys.readouterr().out
     assert "after forward:  packed 9 unpacked 0" in out
     assert counts == {"pack": 9, "unpack": 9}
+    assert "each packed tensor unpacked once: True" in out  # "reads each of the nine once"
     assert packed == [(2, 64), (64, 128), (2, 128), (2, 128), (128, 600), (2, 600), (2, 600), (2,), ()]
 
 
@@ -138,19 +141,32 @@ def test_no_grad_versus_inference_mode(capsys):
     y = no_grad[2]
     assert not y.requires_grad and y.grad_fn is None and not y.is_inference()
     assert "AutogradCPU" in repr(torch._C._dispatch_keys(y))
-    assert "no_grad result used in autograd: fine" in out
+    assert "no_grad result in y * W.sum() (mul saves y): fine" in out
     # inference_mode: autograd excluded, ADInplaceOrView no longer included.
     keys = inference[0]
     assert keys.autograd_excluded and not default[0].autograd_excluded
     assert "TLS: include -ADInplaceOrView; exclude +AutogradOther +AutogradNestedTensor" in out
+    # "excludes all three keys of the autograd key set", the third one printing as an empty set
+    assert keys.exclude[:2] == ("AutogradOther", "AutogradNestedTensor")
+    assert "  the excluded AutogradFunctionality key, alone in a set, prints as DispatchKeySet()" in out
+    assert out.count("prints as DispatchKeySet()") == 1  # only under inference_mode
     assert inference[1] == "ADInplaceOrView"
     from hood.capture.custom_ops import dispatch_rows
     adinplace = next(r for r in dispatch_rows("aten::addmm") if r.key == "ADInplaceOrView")
     assert adinplace.fallthrough
     y = inference[2]
     assert y.is_inference() and repr(torch._C._dispatch_keys(y)) == "DispatchKeySet(CPU, AutocastCPU)"
-    assert ("inference_mode result used in autograd: "
+    assert ("inference_mode result in y * W.sum() (mul saves y): "
             "RuntimeError: Inference tensors cannot be saved for backward.") in out
+
+
+def test_an_inference_result_enters_a_recorded_add_whose_backward_runs(capsys):
+    """`y + b` records AddBackward0 and its backward runs, for the inference_mode result too."""
+    grad_modes()
+    out = capsys.readouterr().out
+    for name in ("no_grad", "inference_mode"):
+        assert (f"{name} result in y + b (add saves no input): grad_fn AddBackward0, "
+                "backward gives b a gradient of shape (600,)") in out
 
 
 def test_autograd_key_records_then_redispatches():
@@ -164,6 +180,7 @@ def test_autograd_key_records_then_redispatches():
         "  its output: requires_grad=False, grad_fn=None",
         "back at the caller: y.grad_fn = AddmmBackward0",
     ]
+    assert not any("linear" in event for event in events)  # linear never reaches the Python key
 
 
 def test_a_dispatch_mode_sees_backward_on_the_calling_thread():
@@ -211,3 +228,25 @@ def test_linear_holds_a_math_kernel_at_autograd_cpu_where_addmm_holds_an_autogra
     rows = {op: {r.key: r for r in table_rows(op)} for op in ("aten::linear", "aten::addmm")}
     assert rows["aten::linear"]["AutogradCPU"].kind == "math kernel"
     assert rows["aten::addmm"]["AutogradCPU"].kind == "autograd kernel"
+
+
+def test_autograd_slots_of_the_three_operators_of_linear(capsys):
+    """What the block prints first: a math kernel for linear, generated autograd kernels for t and addmm."""
+    slots = autograd_slots()
+    out = capsys.readouterr().out
+    assert list(slots) == ["aten::linear", "aten::t", "aten::addmm"]
+    linear = slots["aten::linear"]
+    assert linear.kind == "math kernel" and linear.source.endswith("RegisterCompositeImplicitAutograd_0.cpp")
+    for op in ("aten::t", "aten::addmm"):
+        assert slots[op].kind == "autograd kernel"
+        assert slots[op].source.startswith("torch/csrc/autograd/generated/VariableType_")
+    assert "AutogradCPU of aten::linear  math kernel" in out
+
+
+def test_t_and_addmm_have_derivative_formulas_in_derivatives_yaml():
+    """The generated autograd kernels of t and addmm come from their entries in derivatives.yaml."""
+    import torchgen
+
+    formulas = (Path(torchgen.__file__).parent / "packaged" / "autograd" / "derivatives.yaml").read_text()
+    names = set(re.findall(r"^- name: ([\w.]+)\(", formulas, flags=re.MULTILINE))
+    assert {"t", "addmm"} <= names

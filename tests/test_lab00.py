@@ -8,6 +8,7 @@ import json
 
 import torch
 
+from hood.capture.tables import table_rows
 from hood.stdout import printed
 from snippets.lab00 import drill, exercises, parts, run
 
@@ -33,12 +34,17 @@ def test_part_b_no_dispatch_key_set_method_and_identical_key_sets():
 
 def test_part_c_the_mode_never_sees_linear():
     assert [c.op for c in quiet(parts.part_c_linear_ops)] == ["aten::t", "aten::addmm"]
+    # the box: linear's CompositeImplicitAutograd kernel sits at AutogradCPU, above the Python key
+    linear = {r.key: r for r in table_rows("aten::linear", ("AutogradCPU",))}["AutogradCPU"]
+    assert linear.kind == "math kernel" and linear.source.startswith("RegisterCompositeImplicitAutograd")
 
 
 def test_part_d_addmm_directly_is_not_shorter():
-    direct = [c.op for c in quiet(parts.part_d_addmm_directly)]
-    assert direct == ["aten::permute", "aten::addmm"]
-    assert len(direct) == len(quiet(parts.part_c_linear_ops))
+    direct = quiet(parts.part_d_addmm_directly)
+    assert [c.op for c in direct] == ["aten::permute", "aten::addmm"]
+    via_linear = quiet(parts.part_c_linear_ops)
+    assert len(direct) == len(via_linear)
+    assert direct[1] == via_linear[1]  # "both paths end in the same addmm kernel": same call, same arguments
 
 
 def test_part_e_profiler_rows_and_shapes():
@@ -54,7 +60,9 @@ def test_stretch_goals():
     assert [c.op for c in fp16] == ["aten::t", "aten::addmm"] and fp16[1].out == "f16[2, 600]"
     calls, y = quiet(parts.stretch_no_grad)
     assert [c.op for c in calls] == ["aten::t", "aten::addmm"] and y.grad_fn is None
-    assert [c.op for c in quiet(parts.stretch_matmul_plus_bias)] == ["aten::permute", "aten::mm", "aten::add.Tensor"]
+    calls, out = printed(parts.stretch_matmul_plus_bias)
+    assert [c.op for c in calls] == ["aten::permute", "aten::mm", "aten::add.Tensor"]
+    assert "grad_fn = <AddBackward0 object at" in out
 
 
 def test_interpretation_follows_from_the_outputs():
@@ -86,24 +94,35 @@ def test_exercise_1_cuda_slot_is_a_default_backend_kernel_in_this_build():
         assert rows[op]["AutogradCPU"].source == rows[op]["AutogradCUDA"].source
 
 
-def test_exercise_2_the_mode_sees_backward():
-    forward, backward = quiet(exercises.exercise_2_backward_under_a_mode)
+def test_exercise_2_the_mode_sees_backward_and_which_node_ran_each_op():
+    (forward, backward, received), out = printed(exercises.exercise_2_backward_under_a_mode)
     assert [c.op for c in forward] == ["aten::add.Tensor", "aten::sum"]
-    # the seed gradient, SumBackward0's expand (a stride-0 view), then AccumulateGrad's copy into a new x.grad
-    assert [c.op for c in backward] == ["aten::ones_like", "aten::expand", "aten::new_empty_strided", "aten::copy_"]
-    assert torch.ones(()).expand(2, 3).stride() == (0, 0)
+    # the seed gradient from backward() itself, SumBackward0's expand (a stride-0 view), AddBackward0 with no op,
+    # then AccumulateGrad copying that gradient into a new, contiguous x.grad
+    assert [(node, c.op) for node, c in backward] == [
+        ("backward(), before any node", "aten::ones_like"),
+        ("SumBackward0", "aten::expand"),
+        ("AccumulateGrad", "aten::new_empty_strided"),
+        ("AccumulateGrad", "aten::copy_"),
+    ]
+    assert received == {"SumBackward0": (), "AddBackward0": (0, 0), "AccumulateGrad": (0, 0)}
+    assert "| x.grad strides: (3, 1)" in out
+    assert "SumBackward0: aten::expand(f32[], [2, 3]) -> f32[2, 3]" in out
 
 
 def test_exercise_3_vmap_runs_batched_ops_once():
     looped, vmapped, calls = quiet(exercises.exercise_3_vmap_under_a_mode)
     assert torch.allclose(looped, vmapped)
     assert calls[0].args[0] == "f32[5, 4]"
-    assert "aten::bmm" in [c.op for c in calls] and "aten::mm" not in [c.op for c in calls]
+    ops = [c.op for c in calls]
+    assert "aten::mm" not in ops and ops.count("aten::bmm") == 1  # the per-sample t @ t became one bmm
+    assert ops.count("aten::exp") == 1  # batched ops run once, not five per-sample calls
 
 
 def test_exercise_4_in_and_out_dims():
-    out = quiet(exercises.exercise_4_in_dims_out_dims)
+    out, text = printed(exercises.exercise_4_in_dims_out_dims)
     assert out.shape == (3, 5)
+    assert "same as x * w[:, None]: True" in text
 
 
 def test_the_lab_writes_its_deliverables(tmp_path):

@@ -103,6 +103,29 @@ def test_timing_returns_one_row_per_batch_size():
     assert torch.get_num_threads() == 2  # restored after timing on one thread
 
 
+def test_the_timing_sentence_reads_the_gap_as_part_e_says():
+    """Part E's prose, on time_head's own rows and then at the edges: when the compiled head is slower at every
+    batch size, a gap within a factor of two reads as a fixed cost per call, one that grows steadily beyond it
+    as a difference in the kernels' work; a compiled head that wins only from some batch size on names it."""
+    from hood.capture.compile_timing import Timing, interpret, verdict
+    from snippets.lab03.timing import time_head
+
+    rows = time_head(batches=(2, 8), min_run_time=0.01)
+    text = interpret(rows)["en"]
+    gaps = [r.compiled_us - r.eager_us for r in rows]
+    if {verdict(r) for r in rows} == {"slower"}:
+        assert ("whatever the batch: a fixed cost per call" in text) == (max(gaps) <= 2 * min(gaps))
+        assert ("the gap grows with the batch" in text) == (max(gaps) > 2 * min(gaps) and gaps == sorted(gaps))
+    fixed = [Timing(2, 40, 60), Timing(256, 500, 540)]  # gaps 20 and 40: within a factor of two
+    grows = [Timing(2, 40, 60), Timing(256, 500, 541)]  # gaps 20 and 41
+    shrinks = [Timing(2, 40, 140), Timing(256, 500, 530)]  # gaps 100 and 30
+    assert "whatever the batch: a fixed cost per call" in interpret(fixed)["en"]
+    assert "the gap grows with the batch" in interpret(grows)["en"]
+    assert "grows with the batch" not in interpret(shrinks)["en"] and "nor grows steadily" in interpret(shrinks)["en"]
+    late = [Timing(2, 40, 60), Timing(64, 160, 120), Timing(256, 500, 400)]
+    assert "Compiling paid off only from batch 64 on" in interpret(late)["en"]
+
+
 def test_survey_covers_four_patterns_in_both_languages_and_links_the_runs():
     theory = (ROOT / "docs" / "en" / "theory" / "03-compile-and-distributed.md").read_text()
     anchors = set(re.findall(r"\{#([\w-]+)\}", theory))

@@ -1,5 +1,6 @@
 """What the autograd key does at dispatch time: record the node, then redispatch below itself."""
 
+from hood.capture.custom_ops import dispatch_rows
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -21,6 +22,16 @@ class BelowAutograd(TorchDispatchMode):
         grad_fn = out.grad_fn
         self.events.append(f"  its output: requires_grad={out.requires_grad}, grad_fn={grad_fn}")
         return out
+
+
+def autograd_slots(ops=("aten::linear", "aten::t", "aten::addmm")):
+    """What each operator of the call holds at `AutogradCPU`: the kind of entry, and the file behind it."""
+    rows = {op: dispatch_rows(op, ("AutogradCPU",))[0] for op in ops}
+    width = max(len(op) for op in ops)
+    for op, row in rows.items():
+        print(f"AutogradCPU of {op:<{width}}  {row.kind:<15}  {row.source}")
+    print()
+    return rows
 
 
 def autograd_key_events():

@@ -13,16 +13,18 @@ def count_saved_tensors():
     """Count packs (forward saves a tensor) and unpacks (backward reads it) for the MLP's loss."""
     x, _, _ = running_example()
     W1, b1, W2, b2, target = mlp_params()
-    counts, packed = Counter(), []
+    counts, packed, reads = Counter(), [], Counter()
 
     def pack(tensor):
         counts["pack"] += 1
         packed.append(tuple(tensor.shape))
-        return tensor  # whatever pack returns is stored; unpack must turn it back into the tensor
+        return len(packed) - 1, tensor  # whatever pack returns is stored, and handed to unpack
 
     def unpack(stored):
+        index, tensor = stored
         counts["unpack"] += 1
-        return stored
+        reads[index] += 1
+        return tensor
 
     with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
         h, logp, loss = mlp_forward(x, W1, b1, W2, b2, target)
@@ -30,5 +32,6 @@ def count_saved_tensors():
     print("packed shapes:", packed)
     loss.backward()
     print("after backward: packed", counts["pack"], "unpacked", counts["unpack"])
+    print("each packed tensor unpacked once:", reads == Counter(range(len(packed))))
     return dict(counts), packed
 # --8<-- [end:body]

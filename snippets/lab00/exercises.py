@@ -16,16 +16,47 @@ def exercise_1_cpu_and_cuda_rows():
 
 
 def exercise_2_backward_under_a_mode():
-    """2. With requires_grad=True, the mode also sees the backward pass: the ops autograd runs for you."""
+    """2. With requires_grad=True, the mode also sees the backward pass: the ops autograd runs for you.
+
+    A prehook and a hook on each node mark where the node starts and ends: each backward op is printed
+    with the node that ran it, and each node with the strides of the gradient it received.
+    """
     x = torch.randn(2, 3, requires_grad=True)
     y = torch.randn(2, 3)
     with OpLog() as log:
         out = (x + y).sum()
         forward = len(log.calls)
+        spans, received = {}, {}  # node: (its first call, the call after its last); node: strides
+
+        def watch(node, name):
+            def before(grad_outputs):
+                spans[name] = (len(log.calls), None)
+                received[name] = grad_outputs[0].stride()
+
+            def after(grad_inputs, grad_outputs):
+                spans[name] = (spans[name][0], len(log.calls))
+
+            node.register_prehook(before)
+            node.register_hook(after)
+
+        node = out.grad_fn
+        while node is not None:  # SumBackward0, AddBackward0, AccumulateGrad (y needs no gradient)
+            watch(node, type(node).__name__)
+            node = next((n for n, _ in node.next_functions if n is not None), None)
         out.backward()
-    print(f"forward: {forward} ops, backward: {len(log.calls) - forward} ops")
-    print(render_calls(log.calls))
-    return log.calls[:forward], log.calls[forward:]
+
+    def ran_by(i):
+        inside = [name for name, (start, end) in spans.items() if start <= i < end]
+        return inside[0] if inside else "backward(), before any node"
+
+    backward = [(ran_by(i), log.calls[i]) for i in range(forward, len(log.calls))]
+    print(f"forward: {forward} ops, backward: {len(backward)} ops")
+    print(render_calls(log.calls[:forward]))
+    for name, call in backward:
+        print(f"{name}: {render_calls([call])}")
+    strides = ", ".join(f"{name} {stride}" for name, stride in received.items())
+    print(f"gradient strides received: {strides} | x.grad strides: {x.grad.stride()}")
+    return log.calls[:forward], backward, received
 
 
 def per_sample(t):

@@ -221,8 +221,11 @@ class TlsKeys:
     Attributes:
         include: Keys added to every call's key set (`torch._C._dispatch_tls_local_include_set()`).
         exclude: Keys removed from every call's key set (`torch._C._dispatch_tls_local_exclude_set()`).
-        autograd_excluded: Whether the autograd functionality key is excluded. It does not print: an exclude
-            set that has it lists only the other autograd keys, `AutogradOther` and `AutogradNestedTensor`.
+        autograd_excluded: Whether the exclude set holds `AutogradFunctionality`, the key whose exclusion
+            turns off `AutogradCPU` and every other per-backend autograd key. That key never prints:
+            `DispatchKeySet(AutogradFunctionality)` prints as `DispatchKeySet()`. `inference_mode` excludes
+            all three keys of the autograd key set, and `exclude` lists the other two, `AutogradOther` and
+            `AutogradNestedTensor`, which are separate keys, not names of the functionality.
     """
 
     include: tuple[str, ...]

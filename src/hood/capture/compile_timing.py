@@ -48,8 +48,10 @@ def verdict(row: Timing) -> str:
 def interpret(rows: list[Timing]) -> dict[str, str]:
     """One sentence per language (`en`, `es`) that reads the measured numbers; the numbers choose it.
 
-    Rows must be sorted by batch size. A gap (compiled minus eager) that stays within a factor of 2 across
-    batch sizes reads as a fixed cost per call; a gap that grows more than that reads as slower arithmetic.
+    Rows must be sorted by batch size. When the compiled head is slower at every batch size, a gap (compiled
+    minus eager) that stays within a factor of 2 across batch sizes reads as a fixed cost per call; a gap that
+    grows beyond that, never shrinking from one batch size to the next, reads as slower arithmetic; any other
+    gap is described without a trend.
     """
     verdicts = [verdict(r) for r in rows]
     kinds = set(verdicts)
@@ -67,7 +69,7 @@ def interpret(rows: list[Timing]) -> dict[str, str]:
         es = (f"La cabeza compilada fue más lenta en todos los tamaños de lote, entre {min(gaps):.0f} y "
               f"{max(gaps):.0f} µs por llamada sea cual sea el lote: un coste fijo por llamada (guardas, el wrapper, "
               "un lanzamiento de kernel más), no una aritmética más lenta.")
-    elif kinds == {"slower"}:
+    elif kinds == {"slower"} and gaps == sorted(gaps):
         en = (f"The compiled head was slower at every batch size, and the gap grows with the batch, from "
               f"{gaps[0]:.0f} µs at batch {small.batch} to {gaps[-1]:.0f} µs at batch {large.batch}: besides a fixed "
               "cost per call, the generated code does the same work more slowly than eager's kernels on this machine.")
@@ -75,6 +77,12 @@ def interpret(rows: list[Timing]) -> dict[str, str]:
               f"{gaps[0]:.0f} µs con lote {small.batch} a {gaps[-1]:.0f} µs con lote {large.batch}: además de un "
               "coste fijo por llamada, el código generado hace el mismo trabajo más despacio que los kernels de eager "
               "en esta máquina.")
+    elif kinds == {"slower"}:
+        en = (f"The compiled head was slower at every batch size, by {min(gaps):.0f} to {max(gaps):.0f} µs per "
+              "call, with a gap that neither stays within a factor of two nor grows steadily with the batch.")
+        es = (f"La cabeza compilada fue más lenta en todos los tamaños de lote, entre {min(gaps):.0f} y "
+              f"{max(gaps):.0f} µs por llamada, con una diferencia que ni se mantiene dentro de un factor de dos ni "
+              "crece de forma regular con el lote.")
     elif kinds == {"same"}:
         en = "Eager and compiled were within 5 % of each other at every batch size: no measurable difference."
         es = "Eager y compilado quedaron a menos de un 5 % en todos los tamaños de lote: ninguna diferencia medible."
