@@ -177,3 +177,28 @@ def test_the_dark_theme_toggle_switches_the_scheme_in_both_languages(browser, ba
         assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
         assert page.locator("svg.hood-diagram").first.is_visible()
         context.close()
+
+
+@pytest.mark.parametrize("prefix", ["", "es/"])
+def test_lab_01_formulas_are_drawn_as_maths_with_nothing_from_another_host(page, base_url, prefix):
+    page.goto(f"{base_url}/{prefix}labs/01-autograd-by-hand/")
+    formulas = page.locator("article math")
+    assert formulas.count() >= 9
+    displayed = page.locator('article .maths math[display="block"]').first
+    box = displayed.bounding_box()
+    assert box is not None and box["height"] > 30  # a sum with limits, drawn, not a line of TeX
+    assert "\\sum" not in page.locator("article").inner_text()
+    assert page.foreign_requests == []
+
+
+@pytest.mark.parametrize("prefix", ["", "es/"])
+def test_a_glossary_term_shows_its_definition_on_hover(page, base_url, prefix):
+    page.goto(f"{base_url}/{prefix}theory/03-compile-and-distributed/")
+    term = page.locator("article abbr").first
+    definition = term.get_attribute("title")
+    assert definition and len(definition) > 20
+    term.scroll_into_view_if_needed()
+    term.hover()
+    tooltip = page.locator(".md-tooltip--active, .md-tooltip2--active").first
+    tooltip.wait_for(state="visible", timeout=3000)
+    assert definition[:20] in tooltip.inner_text()
