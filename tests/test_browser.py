@@ -193,7 +193,7 @@ def test_lab_01_formulas_are_drawn_as_maths_with_nothing_from_another_host(page,
 
 @pytest.mark.parametrize("prefix", ["", "es/"])
 def test_a_glossary_term_shows_its_definition_on_hover(page, base_url, prefix):
-    page.goto(f"{base_url}/{prefix}theory/03-compile-and-distributed/")
+    page.goto(f"{base_url}/{prefix}theory/03-compile/")
     term = page.locator("article abbr").first
     definition = term.get_attribute("title")
     assert definition and len(definition) > 20

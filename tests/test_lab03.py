@@ -127,7 +127,7 @@ def test_the_timing_sentence_reads_the_gap_as_part_e_says():
 
 
 def test_survey_covers_four_patterns_in_both_languages_and_links_the_runs():
-    theory = (ROOT / "docs" / "en" / "theory" / "03-compile-and-distributed.md").read_text()
+    theory = (ROOT / "docs" / "en" / "theory" / "04-distributed.md").read_text()
     anchors = set(re.findall(r"\{#([\w-]+)\}", theory))
     for language in ("en", "es"):
         survey = (ROOT / "snippets" / "lab03" / f"survey_{language}.md").read_text()
@@ -135,12 +135,12 @@ def test_survey_covers_four_patterns_in_both_languages_and_links_the_runs():
         assert len(paragraphs) == 5
         for paragraph, name in zip(paragraphs, ("DDP", "FSDP", "TP", "PP", "MiniGPT")):
             assert name in paragraph.split(".")[0] or name in paragraph.split("?")[0]
-        for link in re.findall(r"\(\.\./theory/03-compile-and-distributed\.md#([\w-]+)\)", survey):
+        for link in re.findall(r"\(\.\./theory/04-distributed\.md#([\w-]+)\)", survey):
             assert link in anchors
         assert len(re.findall(r"#(ddp|fsdp|tensor-parallel|pipeline)\)", survey)) == 4
         page = (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text()
         assert f'--8<-- "lab03/survey_{language}.md"' in page
-    assert anchors >= {"ddp", "fsdp", "tensor-parallel", "pipeline", "aot"}
+    assert anchors >= {"ddp", "fsdp", "tensor-parallel", "pipeline"}
 
 
 def test_run_writes_every_deliverable(tmp_path):
