@@ -20,9 +20,10 @@ setup: $(STAMP)
 browser:
 	@test -x $(CHROMIUM) || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-# Authoring: build both languages and serve them, re-running what an edit touches.
+# Authoring: build both languages and serve them; after an edit, render again only the pages it touches (a page
+# whose text, included snippet or glossary changed) and run only the blocks whose code changed.
 serve: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve -a $(HOST) -w src -w snippets
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m tools.serve $(HOST)
 
 # The build CI runs: strict, traces checked, no authoring cache. Built aside and moved into site/ only
 # when complete, so an interrupted build never leaves a half-written site.

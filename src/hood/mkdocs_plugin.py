@@ -8,6 +8,7 @@ and it acts on the whole build only once the last language is done.
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import sys
 import textwrap
@@ -22,11 +23,11 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
-from hood import compat, glossary
+from hood import compat, glossary, search
 from hood.maths import MathsError, render_maths
 from hood.capture.common import localize
 from hood.engine import normalize, runtime, translations
-from hood.engine.blocks import missing_includes
+from hood.engine.blocks import included_files, missing_includes
 from hood.engine.cache import write_atomically
 from hood.engine.engine import Block, Engine
 from hood.engine.fingerprint import fingerprint, torch_build
@@ -74,6 +75,8 @@ class BuildState:
     done: int = 0
     """How many languages have finished."""
     page: str = ""
+    page_dir: Path | None = None
+    """Where the page being rendered is written (a setup block's file goes next to it)."""
     blocks: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     """Block ids per language and page, in page order."""
     checks: dict[Path, TraceCheck] = field(default_factory=dict)
@@ -84,6 +87,8 @@ class BuildState:
     """The trace path of every block with an id: a trace outside it is an orphan."""
     reported: bool = False
     """Whether the full report was written (at the end of the last language)."""
+    dirty_rebuild: bool = False
+    """A dirty rebuild under serve, which renders only the pages an edit touched: no whole-site checks."""
     terms: dict[str, list[glossary.Term]] = field(default_factory=dict)
     """The glossary's terms per language (`glossary.yml`)."""
 
@@ -140,6 +145,29 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         return config
 
     @event_priority(LATE)
+    def on_files(self, files, *, config):
+        """Under `mkdocs serve --dirty`, rebuild a page whose included files or glossary changed, not only its text.
+
+        A dirty build renders the pages whose source is newer than their output; a page is also out of date when a
+        snippet it includes, or the glossary every page carries, is newer than its output: that output is removed.
+        """
+        if not self.serving:
+            return files
+        root = Path(config.config_file_path).parent
+        bases = [root / base for base in config.mdx_configs.get("pymdownx.snippets", {}).get("base_path", ["."])]
+        for file in files.documentation_pages():
+            output = Path(file.abs_dest_path)
+            if not output.is_file():
+                continue
+            if self.state is not None:
+                self.state.dirty_rebuild = True  # some page may be left as it is
+            text = Path(file.abs_src_path).read_text(encoding="utf-8")
+            sources = [root / glossary.GLOSSARY_FILE, *included_files(text, bases)]
+            if any(source.is_file() and source.stat().st_mtime > output.stat().st_mtime for source in sources):
+                output.unlink()
+        return files
+
+    @event_priority(LATE)
     def on_nav(self, nav, *, config, files):
         """Every page must be reachable: in the nav, with a title translated into every other language."""
         state = self.state
@@ -166,6 +194,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         assert state is not None
         state.engine.end_page(state.page)
         state.page = _page_path(page.file.src_uri, state.language)
+        state.page_dir = Path(page.file.abs_dest_path).parent
         state.blocks.setdefault(state.language, {})[state.page] = []
         state.engine.begin_page(state.page)
         root = Path(config.config_file_path).parent
@@ -192,9 +221,13 @@ class HoodPlugin(BasePlugin[HoodConfig]):
 
     @event_priority(LATE)
     def on_post_page(self, output: str, *, page, config) -> str:
-        """Translate the interface text that `mkdocs.yml` sets once for all languages (`INTERFACE`)."""
-        for english, translated in INTERFACE.get(self.state.language if self.state else "", {}).items():
+        """Translate the interface text that `mkdocs.yml` sets once for all languages (`INTERFACE`); point a page of
+        another language at its own search index."""
+        language = self.state.language if self.state else ""
+        for english, translated in INTERFACE.get(language, {}).items():
             output = output.replace(english, translated)
+        if self.state and language != self.state.languages[0]:
+            output = search.language_root_base(output, language)
         return output
 
     @event_priority(LATE)
@@ -207,7 +240,8 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         if state.done < len(state.languages):  # a language built inside the default one's on_post_build
             return
         state.engine.close()
-        if state.settings.execute:
+        _split_search_index(Path(config.site_dir), state.languages)
+        if state.settings.execute and not state.dirty_rebuild:
             _check_translations(state)
             _check_torch(state)
             _check_orphans(state)
@@ -246,6 +280,17 @@ INTERFACE = {
 """Interface text that has one setting for every language (the heading anchors' tooltip of the toc extension and
 of mkdocstrings' copy of it; the palette toggle's label), mended on the pages of the other languages."""
 
+def _split_search_index(site: Path, languages: list[str]) -> None:
+    """Replace the theme's one index of every language with one index per language (`hood.search`)."""
+    index_file = site / "search" / "search_index.json"
+    if not index_file.is_file():
+        return
+    for language, index in search.per_language(json.loads(index_file.read_text(encoding="utf-8")), languages).items():
+        target = site / ("" if language == languages[0] else language) / "search" / "search_index.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(target, json.dumps(index, ensure_ascii=False, separators=(",", ":")))
+
+
 PYTHON_FENCES = ("python", "py")
 """The fence languages whose `exec` blocks the engine runs."""
 
@@ -282,8 +327,30 @@ def format_python(*, state: BuildState, **options) -> Markup:
     traced = extra.pop("trace", "on") != "off"
     boxes: list[str] = []
     run = partial(run_block, state=state, traced=traced, boxes=boxes)
+    offered = options.get("id") == SETUP_ID and options.pop("source", None) is not None
     rendered = markdown_exec.base_format(language="python", run=run, extra=extra, **options)
-    return Markup(localize(str(rendered), state.language) + "".join(boxes))
+    head = _offer_as_file(state, options["code"]) if offered else ""
+    return Markup(head + localize(str(rendered), state.language) + "".join(boxes))
+
+
+SETUP_ID = "setup"
+SETUP_FILE = "setup.py"
+SETUP_LINK = {"en": "Download {file} ({lines} lines): paste it into a fresh Python with torch {torch}, or run it "
+                    "with <code>python -i {name}</code>, then any block of this page.",
+              "es": "Descarga {file} ({lines} líneas): pégalo en un Python nuevo con torch {torch}, o ejecútalo con "
+                    "<code>python -i {name}</code>, y después cualquier bloque de esta página."}
+"""A setup block's source is offered as a file next to its page instead of a long highlighted box: it holds the
+plumbing (capture modules included whole), which a reader runs rather than reads."""
+
+
+def _offer_as_file(state: BuildState, code: str) -> str:
+    """Write a setup block's code next to its page; return the link that replaces its source box."""
+    assert state.page_dir is not None
+    write_atomically(state.page_dir / SETUP_FILE, code)
+    link = f'<a href="{SETUP_FILE}" download><code>{SETUP_FILE}</code></a>'
+    text = SETUP_LINK.get(state.language, SETUP_LINK["en"]).format(
+        file=link, name=SETUP_FILE, lines=len(code.splitlines()), torch=state.torch_version.split("+")[0])
+    return f'<p class="hood-setup-file">{text}</p>'
 
 
 def run_block(code: str, returncode: int = 0, session: str | None = None, id: str | None = None,  # noqa: A002

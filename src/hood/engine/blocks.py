@@ -101,3 +101,16 @@ def missing_includes(markdown_text: str, bases: list[Path]) -> list[tuple[str, s
                 except MissingInclude:
                     missing.append((options.get("id", "?"), line.strip().removeprefix("--8<--").strip().strip("\"'")))
     return missing
+
+
+_INCLUDE_LINE = re.compile(r"""^[ \t]*--8<--[ \t]+["']([^"':]+)(?::[^"']*)?["'][ \t]*$""", re.MULTILINE)
+
+
+def included_files(markdown_text: str, bases: list[Path]) -> list[Path]:
+    """The files a page includes with `--8<--` lines (whole or by section), as found under `bases`."""
+    found = []
+    for name in dict.fromkeys(_INCLUDE_LINE.findall(markdown_text)):
+        path = next((base / name for base in bases if (base / name).is_file()), None)
+        if path is not None:
+            found.append(path)
+    return found

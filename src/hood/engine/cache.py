@@ -31,6 +31,7 @@ def write_atomically(path: Path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)  # readable like any file the build writes (mkstemp makes it private)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
