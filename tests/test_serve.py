@@ -9,6 +9,7 @@ from tools.bench import _free_port
 from tools.sandbox import build_env
 from tools.serve import serve_command
 
+GLOSSARY = "- en: [block, A fenced piece of code.]\n  es: [bloque, Un trozo de código.]\n"
 PAGE = '# Home\n\nFirst words.\n\n```python exec="on" id="greet" result="text"\n--8<-- "greet.py"\n```\n'
 
 
@@ -31,7 +32,7 @@ def _wait_for(url: str, text: str, server: subprocess.Popen, seconds: float = 18
 
 def test_a_served_page_follows_edits_of_its_prose_and_of_the_snippets_it_includes(tmp_path):
     project = mini_project(tmp_path / "mini", PAGE, snippets={"greet.py": 'print("hello from the block")\n'})
-    (project / "glossary.yml").write_text("- en: [block, A fenced piece of code.]\n  es: [bloque, Un trozo de código.]\n")
+    (project / "glossary.yml").write_text(GLOSSARY)
     port = _free_port()
     base = f"http://127.0.0.1:{port}/"
     server = subprocess.Popen(serve_command(project, f"127.0.0.1:{port}"), cwd=project,
