@@ -61,7 +61,7 @@ def test_spanish_pages_are_spanish(site_build):
 
 
 def test_api_reference_has_spanish_labels_on_the_spanish_page(site_build):
-    en, es = site_build.page("reference/api/index.html"), site_build.page("es/reference/api/index.html")
+    en, es = site_build.page("reference/api/engine/index.html"), site_build.page("es/reference/api/engine/index.html")
     assert "Attributes:" in en and "Atributos:" not in en
     assert "Atributos:" in es and "Attributes:" not in es
 
