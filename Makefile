@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 HOST := 127.0.0.1:8000
 
-.PHONY: serve build test bless bench audit translated setup browser clean
+.PHONY: serve build test bless lens bench audit translated setup browser clean
 
 # Create the virtualenv and install the exact pins (again only when pyproject.toml changes).
 $(STAMP): pyproject.toml
@@ -50,6 +50,11 @@ translated: $(STAMP)
 # Inductor cache); lists every block whose output changes. The suite runs it too.
 audit: $(STAMP)
 	$(BIN)/python -m tools.audit --report audit-report.txt
+
+# Rehearse a torch upgrade: record what every block prints under another release in traces/lens/<release>/
+# (its own virtualenv under .cache/lens/; .venv is never touched). Then review git diff traces/lens and commit.
+lens: $(STAMP)
+	$(BIN)/python -m tools.lens $(TORCH)
 
 bench: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m tools.bench

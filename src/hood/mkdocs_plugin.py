@@ -26,12 +26,12 @@ from mkdocs.plugins import BasePlugin, event_priority
 from hood import compat, glossary, search
 from hood.maths import MathsError, render_maths
 from hood.capture.common import localize
-from hood.engine import normalize, runtime, translations
+from hood.engine import lens, normalize, runtime, translations
 from hood.engine.blocks import included_files, missing_includes
 from hood.engine.cache import write_atomically
 from hood.engine.engine import Block, Engine
 from hood.engine.fingerprint import fingerprint, torch_build
-from hood.engine.report import TRACE_KINDS, Problem, Report, drift_box
+from hood.engine.report import TRACE_KINDS, Problem, Report, drift_box, lens_box
 from hood.engine.settings import Settings
 from hood.engine.traces import (
     BLESS_COMMAND, TORCH_FILE, TraceCheck, bless, bless_torch, blessed_torch, check_trace, orphan_traces,
@@ -59,6 +59,7 @@ class HoodConfig(Config):
     cache_dir = config_options.Type(str, default="")
     execute = config_options.Type((bool, int, str), default=True)
     exec_log = config_options.Type(str, default="")
+    lens = config_options.Type((bool, int, str), default="")
 
 
 @dataclass
@@ -87,6 +88,10 @@ class BuildState:
     """The trace path of every block with an id: a trace outside it is an orphan."""
     reported: bool = False
     """Whether the full report was written (at the end of the last language)."""
+    releases: list[lens.Release] = field(default_factory=list)
+    """What the traced blocks print under other torch releases (`traces/lens/`), shown under their outputs."""
+    recorded: list[lens.LensEntry] = field(default_factory=list)
+    """What this build records for the lens (`make lens`), one entry per traced block."""
     dirty_rebuild: bool = False
     """A dirty rebuild under serve, which renders only the pages an edit touched: no whole-site checks."""
     terms: dict[str, list[glossary.Term]] = field(default_factory=dict)
@@ -98,7 +103,9 @@ class BuildState:
         engine = Engine(settings, fingerprint(settings.root, settings.pins()))
         terms_file = settings.root / glossary.GLOSSARY_FILE
         terms = glossary.load(terms_file, languages) if terms_file.is_file() else {}
-        return cls(settings, engine, Report(check=settings.check), torch_build()["version"], languages, terms=terms)
+        releases = [] if settings.lens else lens.load(settings.traces_dir / lens.LENS_DIR)
+        return cls(settings, engine, Report(check=settings.check), torch_build()["version"], languages, terms=terms,
+                   releases=releases)
 
     def rel(self, path: Path) -> str:
         """`path` relative to the project root, as the report and the page show it."""
@@ -253,7 +260,11 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         message = state.report.render()
         write_atomically(state.settings.root / REPORT_FILE, (message or state.report.summary()) + "\n")
         state.reported = True
-        if state.settings.bless:
+        if state.settings.lens:
+            folder = lens.write(state.settings.traces_dir / lens.LENS_DIR, state.torch_version, state.recorded)
+            log.info("hood: recorded %d blocks under torch %s in %s", len(state.recorded), state.torch_version,
+                     state.rel(folder))
+        elif state.settings.bless:
             _bless(state)
         elif message and state.settings.check:
             raise Abort(f"{message}\n\n(this report is also in {REPORT_FILE})")
@@ -371,6 +382,9 @@ def run_block(code: str, returncode: int = 0, session: str | None = None, id: st
         state.held.add(path)
     outcome = state.engine.run(Block(state.page, block_id, code, session or None))
     if outcome.error is not None:
+        if state.settings.lens and id and state.language == state.languages[0]:
+            last_line = outcome.error.strip().splitlines()[-1]
+            state.recorded.append(lens.LensEntry(state.page, id, lens.code_hash(code), matched=False, error=last_line))
         state.report.add(
             Problem(state.page, block_id, "raised", f"the block raised; fix it or its snippet:\n{outcome.error}")
         )
@@ -381,7 +395,7 @@ def run_block(code: str, returncode: int = 0, session: str | None = None, id: st
 
 
 def _compare_with_trace(state: BuildState, path: Path, block_id: str, code: str, output: str) -> str:
-    """Compare once per build; return the drift box for this language's page (lenient builds only)."""
+    """Compare once per build; return the drift box (lenient builds only) and the lens boxes for this language."""
     if path not in state.checks:
         state.codes[path] = code
         normalised = normalize.normalise(output, root=str(state.settings.root))
@@ -393,15 +407,39 @@ def _compare_with_trace(state: BuildState, path: Path, block_id: str, code: str,
             state.report.add(Problem(state.page, block_id, kind,
                                      f"{fix}; if the output is right, run `{BLESS_COMMAND}`",
                                      diff=check.diff(state.settings.root)))
+        if state.settings.lens:
+            state.recorded.append(lens.LensEntry(
+                state.page, block_id, lens.code_hash(code), matched=check.ok,
+                origin="" if check.ok else lens.origin(check.expected or "", check.actual),
+                output="" if check.ok else check.actual))
+        _check_lens_hashes(state, block_id, code)
     elif state.codes[path] != code:
         state.report.add(Problem(state.page, block_id, "translation differs",
                                  f"the block's code in docs/{state.language}/{state.page} differs from the first "
                                  f"language's: edit docs/{state.language}/{state.page} so that both run the same code"))
     check = state.checks[path]
-    if check.ok or state.settings.check or state.settings.bless:
-        return ""
-    kind = "missing trace" if check.expected is None else "drift"
-    return drift_box(kind, state.rel(path), check.diff(state.settings.root), state.language)
+    boxes = [] if check.ok or state.settings.check or state.settings.bless else [
+        drift_box("missing trace" if check.expected is None else "drift", state.rel(path),
+                  check.diff(state.settings.root), state.language)]
+    for release in state.releases:
+        entry = release.entries.get(f"{state.page}#{block_id}")
+        if entry is None or entry.matched or entry.code_hash != lens.code_hash(code):
+            continue  # the same output, or a stale record (reported once, never shown)
+        boxes.append(lens_box(release.release, release.torch_version, origin=entry.origin, error=entry.error,
+                              diff=lens.diff(check.expected or "", entry.output, release.release),
+                              language=state.language))
+    return "".join(boxes)
+
+
+def _check_lens_hashes(state: BuildState, block_id: str, code: str) -> None:
+    """A lens record made for other code is stale: the check build fails and names the commands that renew it."""
+    stale = [release.release for release in state.releases
+             if (entry := release.entries.get(f"{state.page}#{block_id}")) and entry.code_hash != lens.code_hash(code)]
+    if stale:
+        commands = " and ".join(f"`{lens.COMMAND.format(version=release)}`" for release in stale)
+        state.report.add(Problem(state.page, block_id, "lens stale",
+                                 f"the records of torch {', '.join(stale)} were made for other code of this block: "
+                                 f"run {commands} again"))
 
 
 STALE_BOX = {

@@ -11,7 +11,7 @@ log = logging.getLogger("mkdocs.plugins.hood")
 
 KINDS = (
     "raised", "no id", "duplicate id", "translation differs", "translation stale", "not in nav", "nav untranslated",
-    "drift", "missing trace", "orphan trace", "torch version",
+    "drift", "missing trace", "orphan trace", "lens stale", "torch version",
 )
 """Every kind of problem, in the order the report lists them."""
 
@@ -123,3 +123,26 @@ def drift_box(kind: str, trace: str, diff: str, language: str) -> str:
         f"<p>{fix}</p>"
         f'<pre class="hood-diff"><code>{html.escape(diff)}</code></pre></div>'
     )
+
+
+_LENS_WORDS = {
+    "en": {"prints": "In torch {release} this prints…", "raises": "In torch {release} this block raises",
+           "build": "The difference comes from the build ({torch}, a CUDA build; the pin is a CPU build).",
+           "release": "The difference comes from the release ({torch}).",
+           "error": "Under {torch}:"},
+    "es": {"prints": "En torch {release} esto imprime…", "raises": "En torch {release} este bloque lanza una excepción",
+           "build": "La diferencia viene de la versión instalada ({torch}, para CUDA; la fijada es para CPU).",
+           "release": "La diferencia viene de la versión de torch ({torch}).",
+           "error": "Con {torch}:"},
+}
+
+
+def lens_box(release: str, torch: str, *, diff: str = "", origin: str = "", error: str | None = None,
+             language: str = "en") -> str:
+    """HTML of the collapsed box under an output that shows what another release prints, in the page's language."""
+    words = _LENS_WORDS.get(language, _LENS_WORDS["en"])
+    title = words["raises" if error else "prints"].format(release=release)
+    said = words["error" if error else origin or "release"].format(torch=html.escape(torch))
+    body = error if error else diff
+    return (f'<details class="info hood-lens"><summary>{html.escape(title)}</summary><p>{said}</p>'
+            f'<pre class="hood-diff"><code>{html.escape(body)}</code></pre></details>')

@@ -25,6 +25,8 @@ class Settings:
         traces_dir: Where the committed traces live.
         execute: Run blocks at all (`HOOD_EXECUTE=off` renders them empty: the benchmark's floor).
         exec_log: If set, one line per executed block is appended there (used by tests and the benchmark).
+        lens: Record what every traced block prints under the running torch in `traces/lens/<release>/`
+            (`make lens` sets it, in a virtualenv with another torch) instead of checking it.
         threads: Intra-op threads every block runs with (ATen's `torch.set_num_threads`).
         inductor_threads: The thread count Inductor writes into its generated C++ (`cpp.threads`), pinned apart
             from `threads` so that generated code is the same whatever the thread count a block runs with.
@@ -41,6 +43,7 @@ class Settings:
     traces_dir: Path = Path("traces")
     execute: bool = True
     exec_log: Path | None = None
+    lens: bool = False
     threads: int = 2
     inductor_threads: int = 2
     simdlen: int = 256
@@ -49,7 +52,7 @@ class Settings:
     @classmethod
     def from_options(cls, root: Path, *, serving: bool = False, check: object = True, bless: object = "",
                      cache: object = True, cache_dir: str = "", execute: object = True,
-                     exec_log: str = "") -> Settings:
+                     exec_log: str = "", lens: object = "") -> Settings:
         """Settings from the `hood` plugin's options in `mkdocs.yml` (each set there from a `HOOD_*` variable).
 
         A switch is off for `false`, `off`, `no`, `0` or nothing. `bless` is on for `1`, or names one page or
@@ -58,17 +61,19 @@ class Settings:
         page instead of failing).
         """
         blessing = switch(bless)
-        checking = not (serving or blessing) and switch(check)
+        recording = switch(lens)
+        checking = not (serving or blessing or recording) and switch(check)
         return cls(
             root=root,
             check=checking,
             bless=blessing,
             bless_only="" if str(bless).lower() in {"1", "on", "yes", "true"} or not blessing else str(bless),
-            use_cache=not (checking or blessing) and switch(cache),
+            use_cache=not (checking or blessing or recording) and switch(cache),
             cache_dir=Path(cache_dir) if cache_dir else root / ".cache" / "hood",
             traces_dir=root / "traces",
             execute=switch(execute),
             exec_log=Path(exec_log) if exec_log else None,
+            lens=recording,
         )
 
     def blesses(self, where: str) -> bool:

@@ -98,4 +98,5 @@ def orphan_traces(traces_dir: Path, held: set[Path]) -> list[Path]:
     """Trace files that no block of any page holds (`held`: the trace paths of every block with an id)."""
     if not traces_dir.exists():
         return []
-    return sorted(p for p in traces_dir.glob("*/**/*.txt") if p not in held)
+    lens_records = traces_dir / "lens"  # what other torch releases print: `hood.engine.lens` owns them
+    return sorted(p for p in traces_dir.glob("*/**/*.txt") if p not in held and lens_records not in p.parents)

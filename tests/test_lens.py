@@ -1,0 +1,67 @@
+"""The version lens: records of other torch releases shown under outputs, and a stale record failing the build."""
+
+from __future__ import annotations
+
+from hood.engine import lens
+from hood.engine.blocks import expand_includes
+from tests.sitekit import build, mini_project
+
+PAGE = ('# Home\n\n```python exec="on" id="table" result="text"\n--8<-- "table.py"\n```\n\n'
+        '```python exec="on" id="other" result="text"\nprint("same everywhere")\n```\n')
+SNIPPETS = {"table.py": 'print("CPU   kernel")\n'}
+
+
+def _record(project, code_of_table: str) -> None:
+    """Fake records of two releases: 9.9.9 prints another table, 9.9.8 raises on it; `other` matched."""
+    for release, entry in (
+        ("9.9.9+cu130", lens.LensEntry("index.md", "table", lens.code_hash(code_of_table), matched=False,
+                                      origin="build", output="# page: index.md\n# block: table\n# header\n"
+                                                             "CPU   kernel\nCUDA  kernel\n")),
+        ("9.9.8", lens.LensEntry("index.md", "table", lens.code_hash(code_of_table), matched=False,
+                                 error="AttributeError: module 'torch' has no attribute 'thing'")),
+    ):
+        other = lens.LensEntry("index.md", "other", lens.code_hash('print("same everywhere")'), matched=True)
+        lens.write(project / "traces" / lens.LENS_DIR, release, [entry, other])
+
+
+def _code(project) -> str:
+    return expand_includes('--8<-- "table.py"', {"base_path": [str(project / "snippets")]})
+
+
+def test_a_current_record_shows_under_its_output_in_both_languages(tmp_path):
+    project = mini_project(tmp_path / "mini", PAGE, snippets=SNIPPETS)
+    assert build(project, mode="bless").returncode == 0
+    _record(project, _code(project))
+    result = build(project, mode="check")
+    assert result.returncode == 0, result.output
+    en, es = result.page("index.html"), result.page("es/index.html")
+    assert "In torch 9.9.9 this prints…" in en and "+CUDA  kernel" in en and "a CUDA build" in en
+    assert "In torch 9.9.8 this block raises" in en and "has no attribute &#x27;thing&#x27;" in en
+    assert "En torch 9.9.9 esto imprime…" in es and "En torch 9.9.8 este bloque lanza una excepción" in es
+    assert en.count("hood-lens") == 2  # nothing for the block whose output matched
+
+
+def test_a_record_made_for_other_code_fails_the_check_build_and_is_never_shown(tmp_path):
+    project = mini_project(tmp_path / "mini", PAGE, snippets=SNIPPETS)
+    assert build(project, mode="bless").returncode == 0
+    _record(project, 'print("older code")')
+    result = build(project, mode="check")
+    assert result.returncode != 0
+    assert "page index.md, block 'table': lens stale" in result.output
+    assert "make lens TORCH=9.9.9" in result.output
+    lenient = build(project, mode="lenient")
+    assert "hood-lens" not in lenient.page("index.html")
+
+
+def test_records_are_written_whole_and_read_back(tmp_path):
+    entry = lens.LensEntry("a.md", "b", "h", matched=False, origin="release", output="x\n")
+    folder = lens.write(tmp_path, "2.14.1+cu130", [entry])
+    assert folder == tmp_path / "2.14.1" and (folder / "a" / "b.txt").read_text() == "x\n"
+    (release,) = lens.load(tmp_path)
+    assert release.torch_version == "2.14.1+cu130" and release.entries["a.md#b"] == entry
+    assert not list(tmp_path.glob(".lens-*"))
+
+
+def test_a_difference_naming_only_cuda_comes_from_the_build():
+    assert lens.origin("CPU x\n", "CPU x\nCUDA y\n") == "build"
+    assert lens.origin("assert_size_stride(a, 'input')\n", "assert_size_stride(a)\n") == "release"
