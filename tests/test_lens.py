@@ -65,3 +65,21 @@ def test_records_are_written_whole_and_read_back(tmp_path):
 def test_a_difference_naming_only_cuda_comes_from_the_build():
     assert lens.origin("CPU x\n", "CPU x\nCUDA y\n") == "build"
     assert lens.origin("assert_size_stride(a, 'input')\n", "assert_size_stride(a)\n") == "release"
+
+
+def test_a_release_page_counts_the_unchanged_blocks_and_explains_each_change(tmp_path):
+    project = mini_project(tmp_path / "mini", PAGE + "\n## What changes {#what-changes}\n\n<!-- lens: 9.9.9 -->\n",
+                           snippets=SNIPPETS)
+    assert build(project, mode="bless").returncode == 0
+    _record(project, _code(project))
+    unexplained = build(project, mode="check")
+    assert unexplained.returncode != 0 and "lens unexplained" in unexplained.output
+    (project / "traces" / "lens" / "notes-9.9.9.yml").write_text(
+        '"index.md#table":\n  en: "CUDA builds register a CUDA kernel too."\n'
+        '  es: "Las versiones para CUDA registran también un kernel de CUDA."\n')
+    result = build(project, mode="check")
+    assert result.returncode == 0, result.output
+    en, es = result.page("index.html"), result.page("es/index.html")
+    assert "1 of 2 traced blocks print the same under torch 9.9.9+cu130 as under the pinned torch; 1 differ" in en
+    assert "CUDA builds register a CUDA kernel too." in en and "A difference of the build (CUDA)." in en
+    assert "1 de 2 bloques con traza imprimen lo mismo" in es and "registran también un kernel de CUDA" in es

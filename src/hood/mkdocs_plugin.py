@@ -215,6 +215,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
                 + "\nCreate the file (or section), or fix the path in the `--8<--` line."
             )
         markdown = glossary.with_glossary(markdown, state.terms.get(state.language, []), state.language)
+        markdown = lens.RELEASE_MARKER.sub(partial(_release_page, state), markdown)
         if state.language != state.languages[0]:
             return _check_freshness(state, page, Path(config.docs_dir)) + markdown
         return markdown
@@ -431,6 +432,25 @@ def _compare_with_trace(state: BuildState, path: Path, block_id: str, code: str,
     return "".join(boxes)
 
 
+def _release_page(state: BuildState, marker) -> str:
+    """What a release page shows where it says `<!-- lens: X -->`: the lens records of release X, explained."""
+    wanted = marker["release"]
+    release = next((r for r in state.releases if r.release == wanted), None)
+    folder = state.settings.traces_dir / lens.LENS_DIR
+    if release is None:
+        state.report.add(Problem(state.page, "*", "lens stale", f"no lens records of torch {wanted} in "
+                                 f"{state.rel(folder)}: run `{lens.COMMAND.format(version=wanted)}`"))
+        return ""
+    notes = lens.load_notes(folder, wanted)
+    unexplained = [e.key for e in release.entries.values() if not e.matched
+                   and not notes.get(e.key, {}).get(state.language)]
+    if unexplained:
+        state.report.add(Problem(state.page, "*", "lens unexplained",
+                                 f"say in {state.language} what changed in torch for {', '.join(unexplained)}, in "
+                                 f"{state.rel(folder / lens.NOTES.format(release=wanted))}"))
+    return lens.release_page(release, state.settings.traces_dir, notes, state.language)
+
+
 def _check_lens_hashes(state: BuildState, block_id: str, code: str) -> None:
     """A lens record made for other code is stale: the check build fails and names the commands that renew it."""
     stale = [release.release for release in state.releases
@@ -521,7 +541,8 @@ def _bless(state: BuildState) -> None:
     A bless refuses to touch any trace while a block raises, lacks an id, repeats an id or differs between
     languages, because then the set of blocks is not known and a committed trace could be lost.
     """
-    harmless = {*TRACE_KINDS, "orphan trace", "torch version", "translation stale", "not in nav", "nav untranslated"}
+    harmless = {*TRACE_KINDS, "orphan trace", "torch version", "translation stale", "not in nav", "nav untranslated",
+                "lens stale", "lens unexplained"}
     blocking = [p for p in state.report.problems.values() if p.kind not in harmless]
     if blocking:
         body = "\n\n".join(p.render() for p in blocking)

@@ -18,6 +18,8 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import yaml
+
 LENS_DIR = "lens"
 """The folder under `traces/` that holds one folder per release."""
 MANIFEST = "manifest.json"
@@ -120,3 +122,48 @@ def load(folder: Path) -> list[Release]:
             entries[entry.key] = entry
         releases.append(Release(manifest_file.parent.name, data["torch"], entries))
     return sorted(releases, key=lambda r: tuple(int(p) for p in re.findall(r"\d+", r.release)))
+
+
+RELEASE_MARKER = re.compile(r"<!-- lens: (?P<release>[\w.]+) -->")
+"""Where a release page shows what changes under that release (`release_page`)."""
+NOTES = "notes-{release}.yml"
+"""Next to the release folders: one sentence per differing block, per language, saying what changed in torch."""
+
+_PAGE_WORDS = {
+    "en": {"count": "{same} of {total} traced blocks print the same under torch {torch} as under the pinned torch; "
+                    "{differ} differ and {raise_} raise.",
+           "raises": "Raises under torch {release}:", "origin_build": "A difference of the build (CUDA).",
+           "origin_release": "A difference of the release."},
+    "es": {"count": "{same} de {total} bloques con traza imprimen lo mismo con torch {torch} que con el torch fijado; "
+                    "{differ} difieren y {raise_} lanzan una excepción.",
+           "raises": "Lanza una excepción con torch {release}:", "origin_build": "Una diferencia de la versión "
+           "instalada (CUDA).", "origin_release": "Una diferencia de la versión de torch."},
+}
+
+
+def release_page(release: Release, traces_dir: Path, notes: dict[str, dict[str, str]], language: str) -> str:
+    """The Markdown of a release page: the count of blocks that did not change, then each one that did, with the
+    sentence of `notes` that explains it and its diff from the pinned trace."""
+    words = _PAGE_WORDS.get(language, _PAGE_WORDS["en"])
+    entries = sorted(release.entries.values(), key=lambda e: e.key)
+    differ = [e for e in entries if not e.matched]
+    raising = sum(1 for e in differ if e.error)
+    lines = [words["count"].format(same=len(entries) - len(differ), total=len(entries), torch=release.torch_version,
+                                   differ=len(differ) - raising, raise_=raising), ""]
+    for entry in differ:
+        lines += [f"### `{entry.key}`", "", f"[{entry.page}](../{entry.page}). "
+                  + words["origin_" + (entry.origin or "release")] + " " + notes.get(entry.key, {}).get(language, ""),
+                  ""]
+        if entry.error:
+            lines += [words["raises"].format(release=release.release), "", "```text", entry.error, "```", ""]
+        else:
+            pinned = (traces_dir / entry.page.removesuffix(".md") / f"{entry.block_id}.txt")
+            expected = pinned.read_text(encoding="utf-8") if pinned.is_file() else ""
+            lines += ["```diff", diff(expected, entry.output, release.release), "```", ""]
+    return "\n".join(lines)
+
+
+def load_notes(folder: Path, release: str) -> dict[str, dict[str, str]]:
+    """The explaining sentences of a release (`notes-<release>.yml`), by `page#block` and language."""
+    path = folder / NOTES.format(release=release)
+    return (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.is_file() else {}
