@@ -26,15 +26,16 @@ def pins_with(torch_version: str) -> list[str]:
     return [f"torch=={torch_version}" if re.match(r"torch\b", pin) else pin for pin in pins]
 
 
-def lens_python(torch_version: str) -> Path:
-    """The Python of the lens virtualenv for `torch_version`, created and filled on first use."""
-    venv = ROOT / ".cache" / "lens" / f"venv-{torch_version}"
-    python = venv / "bin" / "python"
-    if not (venv / ".installed").is_file():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", *pins_with(torch_version)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(ROOT)], check=True)
-        (venv / ".installed").touch()
+def lens_python(torch_version: str, python: Path | None = None) -> Path:
+    """A Python with `torch_version` and the other pins: `python` brought up to the pins, or the lens virtualenv
+    for that release under `.cache/lens/`, created on first use."""
+    if python is None:
+        venv = ROOT / ".cache" / "lens" / f"venv-{torch_version}"
+        python = venv / "bin" / "python"
+        if not python.is_file():
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", *pins_with(torch_version)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(ROOT)], check=True)
     return python
 
 
@@ -54,7 +55,7 @@ def main() -> int:
     parser.add_argument("torch", help="a torch release the package index offers, e.g. 2.14.1")
     parser.add_argument("--python", type=Path, help="an existing virtualenv's Python with that torch and the pins")
     args = parser.parse_args()
-    return record(args.python or lens_python(args.torch))
+    return record(lens_python(args.torch, args.python))
 
 
 if __name__ == "__main__":
