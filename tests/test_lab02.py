@@ -112,15 +112,45 @@ def test_a_parameter_without_type_hint_is_a_value_error():
         torch.library.custom_op("hood::untyped", untyped, mutates_args=())
 
 
-@pytest.fixture(scope="module")
-def deliverables(tmp_path_factory) -> Path:
-    """`python -m snippets.lab02.run --out DIR`, run as a reader would, with its own Inductor cache."""
-    out = tmp_path_factory.mktemp("lab02")
+def run_lab(out: Path, *args: str) -> Path:
+    """`python -m snippets.lab02.run --out DIR [args]`, run as a reader would, with its own Inductor cache."""
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(out / "inductor"), "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}"}
-    proc = subprocess.run([sys.executable, "-m", "snippets.lab02.run", "--out", str(out)], cwd=ROOT, env=env,
+    proc = subprocess.run([sys.executable, "-m", "snippets.lab02.run", "--out", str(out), *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
+
+
+@pytest.fixture(scope="module")
+def deliverables(tmp_path_factory) -> Path:
+    """The deliverables of an English run (the default)."""
+    return run_lab(tmp_path_factory.mktemp("lab02"))
+
+
+@pytest.fixture(scope="module")
+def deliverables_es(tmp_path_factory) -> Path:
+    """The deliverables of `--lang es`."""
+    return run_lab(tmp_path_factory.mktemp("lab02-es"), "--lang", "es")
+
+
+REPORT_EN = ("# Lab 02 · A custom op end to end: report", "Objective: register `hood::scaled_linear",
+             "Every block below was printed by torch", "## 1. The op against its reference",
+             "## 3. The dispatch table, next to aten::addmm", "for the custom op, `AutocastCPU` falls through.",
+             "## 4. What a TorchDispatchMode sees", "## 5. Compiled with fullgraph=True",
+             "the backward wrapper has no call to the op", "## 6. Without register_fake",
+             "Real tensors never need the fake kernel.", "## 7. Pitfall: one name, two definitions",
+             "Define each op once, in a module imported once.")
+"""Fixed headings and sentences of the English REPORT.md."""
+
+REPORT_ES = ("# Lab 02 · Un operador propio de punta a punta: informe", "Objetivo: registrar `hood::scaled_linear",
+             "Todos los bloques de abajo los imprimió torch", "## 1. El operador frente a su referencia",
+             "## 3. La tabla de dispatch, junto a la de aten::addmm",
+             "para el operador propio, la entrada `AutocastCPU` deja pasar la llamada.",
+             "## 4. Lo que ve un TorchDispatchMode", "## 5. Compilado con fullgraph=True",
+             "el wrapper del backward no llama al operador", "## 6. Sin register_fake",
+             "Los tensores reales nunca necesitan el kernel fake.", "## 7. Trampa: un nombre, dos definiciones",
+             "Define cada operador una sola vez, en un módulo que se importe una sola vez.")
+"""The same headings and sentences in the Spanish REPORT.md."""
 
 
 def test_deliverable_files(deliverables):
@@ -150,3 +180,18 @@ def test_compiled_agrees_with_eager(deliverables):
     for title in ("## 1. The op against its reference", "## 5. Compiled with fullgraph=True",
                   "## 6. Without register_fake", "## 7. Pitfall: one name, two definitions"):
         assert title in report
+    assert all(text in report for text in REPORT_EN) and not any(text in report for text in REPORT_ES)
+    assert "\u27e6" not in report  # every words() marker was resolved
+
+
+def test_the_report_in_spanish(deliverables_es):
+    report = (deliverables_es / "REPORT.md").read_text()
+    missing = [text for text in REPORT_ES if text not in report]
+    english = [text for text in REPORT_EN if text in report]
+    assert not missing and not english, (missing, english)
+    assert "\u27e6" not in report
+    # the outputs stay as the run printed them
+    bounds = dict(line.split(": max abs diff ") for line in report.splitlines() if line.startswith("compiled vs eager"))
+    assert {bounds[f"compiled vs eager {what}"] for what in ("output", "dx", "dW", "db")} == {"< 1e-04"}
+    assert "hood.scaled_linear.default" in report
+    assert set(json.loads((deliverables_es / "opcheck.json").read_text()).values()) == {"SUCCESS"}

@@ -4,8 +4,8 @@ import json
 import xml.etree.ElementTree as ET
 
 from hood.capture.diagram import Node, layered_svg
-from hood.capture.common import words
-from hood.labkit import code_hash, manifest, parse_args, write_deliverables
+from hood.capture.common import localize, words
+from hood.labkit import code_hash, manifest, objective, parse_args, printed_by, write_deliverables
 
 
 def test_deliverables_and_manifest(tmp_path):
@@ -27,6 +27,14 @@ def test_deliverables_are_written_in_the_learners_language(tmp_path):
     write_deliverables(tmp_path / "en", files, {"lab": "x"})
     assert (tmp_path / "es" / "REPORT.md").read_text() == "# Informe\n"
     assert (tmp_path / "en" / "REPORT.md").read_text() == "# Report\n"
+
+
+def test_the_sentences_reports_share_are_in_every_language():
+    opening = objective(en="check it.", es="comprobarlo.") + " " + printed_by("2.13.0")
+    assert localize(opening, "en") == (
+        "Objective: check it. Every block below was printed by torch 2.13.0 while this report was written.")
+    assert localize(opening, "es") == ("Objetivo: comprobarlo. Todos los bloques de abajo los imprimió torch 2.13.0 "
+                                       "mientras se escribía este informe.")
 
 
 def test_code_hash_changes_with_the_code(tmp_path):

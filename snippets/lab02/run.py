@@ -1,12 +1,13 @@
 """Lab 02's deliverables: `python -m snippets.lab02.run --out DIR` writes REPORT.md, opcheck.json,
-generated_forward.py, generated_backward.py and manifest.json."""
+generated_forward.py, generated_backward.py and manifest.json; REPORT.md in the language `--lang` names."""
 
 import json
 from pathlib import Path
 
 import torch
 
-from hood.labkit import manifest, run_lab, section
+from hood.capture.common import words
+from hood.labkit import manifest, objective, printed_by, run_lab, section
 from hood.stdout import printed
 from snippets.custom_ops.checks import check_scaled_linear
 from snippets.custom_ops.compare_tables import compare_tables
@@ -31,38 +32,69 @@ def build() -> dict[str, str]:
     _, no_fake = printed(without_fake)
     _, redefine = printed(redefine_pitfall)
     report = "\n".join([
-        "# Lab 02 · A custom op end to end: report\n",
-        "Objective: register `hood::scaled_linear(x, W, b, scale) = scale * (x @ W.T + b)` with "
-        "`torch.library.custom_op`, give it a fake kernel and a backward, check it, find it in the "
-        "dispatcher, and run it inside `torch.compile(fullgraph=True)`. Every block below was printed by "
-        f"torch {torch.__version__} while this report was written.\n",
-        section("1. The op against its reference", reference,
-                "The op computes what `F.linear(x, W, b) * scale` computes, and its hand-written backward "
-                "gives the same three gradients as autograd does through the reference."),
-        section("2. gradcheck, gradgradcheck, opcheck", checks,
-                "The backward matches finite differences; it is built from differentiable torch ops, so "
-                "its own gradient (gradgradcheck) is right too. opcheck's four tests pass: the schema, "
-                "the autograd registration, the fake kernel against the real one, and AOT dispatch. "
-                "The same results are in `opcheck.json`."),
-        section("3. The dispatch table, next to aten::addmm", tables,
-                "`custom_op` registers three kernels (Meta, Autograd, CompositeExplicitAutograd) whose "
-                "table rows call back into Python; `register_fake` and `register_autograd` fill them in. "
-                "`aten::addmm` has an autocast kernel; for the custom op, `AutocastCPU` falls through."),
-        section("4. What a TorchDispatchMode sees", trace,
-                "Below the autograd key, the whole matmul, bias and scale are one call, "
-                "`hood.scaled_linear.default`, followed by the log-softmax and the `detach` autograd makes "
-                "when it saves log-softmax's output for the backward."),
-        section("5. Compiled with fullgraph=True", compiled,
-                "The forward wrapper calls the op as it is, opaquely, next to Inductor's fused "
-                "log-softmax kernel; the backward wrapper has no call to the op: AOTAutograd traced the "
-                "registered backward into plain ATen ops (two `mm`, a fused multiply and a sum). "
-                "The full wrappers are in `generated_forward.py` and `generated_backward.py`."),
-        section("6. Without register_fake", no_fake,
-                "Real tensors never need the fake kernel. Meta tensors, torch.compile (which traces "
-                "with fake tensors) and opcheck's fake-tensor test all fail with the same message."),
-        section("7. Pitfall: one name, two definitions", redefine,
-                "A second `custom_op` with the same name replaces the first without a word; the operator "
-                "then behaves as the second definition says. Define each op once, in a module imported once."),
+        words(en="# Lab 02 · A custom op end to end: report\n",
+              es="# Lab 02 · Un operador propio de punta a punta: informe\n"),
+        objective(en="register `hood::scaled_linear(x, W, b, scale) = scale * (x @ W.T + b)` with "
+                     "`torch.library.custom_op`, give it a fake kernel and a backward, check it, find it in the "
+                     "dispatcher, and run it inside `torch.compile(fullgraph=True)`.",
+                  es="registrar `hood::scaled_linear(x, W, b, scale) = scale * (x @ W.T + b)` con "
+                     "`torch.library.custom_op`, darle un kernel fake y un backward, comprobarlo, encontrarlo en el "
+                     "dispatcher y ejecutarlo dentro de `torch.compile(fullgraph=True)`.")
+        + " " + printed_by(torch.__version__) + "\n",
+        section(words(en="1. The op against its reference", es="1. El operador frente a su referencia"),
+                reference, words(
+            en="The op computes what `F.linear(x, W, b) * scale` computes, and its hand-written backward "
+               "gives the same three gradients as autograd does through the reference.",
+            es="El operador calcula lo mismo que `F.linear(x, W, b) * scale`, y su backward escrito a mano da "
+               "los mismos tres gradientes que autograd a través de la referencia.")),
+        section("2. gradcheck, gradgradcheck, opcheck", checks, words(
+            en="The backward matches finite differences; it is built from differentiable torch ops, so "
+               "its own gradient (gradgradcheck) is right too. opcheck's four tests pass: the schema, "
+               "the autograd registration, the fake kernel against the real one, and AOT dispatch. "
+               "The same results are in `opcheck.json`.",
+            es="El backward coincide con las diferencias finitas; está hecho de operaciones de torch "
+               "derivables, así que su propio gradiente (gradgradcheck) también es correcto. Pasan las cuatro "
+               "pruebas de opcheck: el esquema, el registro de autograd, el kernel fake frente al real y el "
+               "dispatch de AOT. Los mismos resultados están en `opcheck.json`.")),
+        section(words(en="3. The dispatch table, next to aten::addmm",
+                      es="3. La tabla de dispatch, junto a la de aten::addmm"), tables, words(
+            en="`custom_op` registers three kernels (Meta, Autograd, CompositeExplicitAutograd) whose "
+               "table rows call back into Python; `register_fake` and `register_autograd` fill them in. "
+               "`aten::addmm` has an autocast kernel; for the custom op, `AutocastCPU` falls through.",
+            es="`custom_op` registra tres kernels (Meta, Autograd, CompositeExplicitAutograd) cuyas filas de "
+               "la tabla vuelven a llamar a Python; `register_fake` y `register_autograd` les dan contenido. "
+               "`aten::addmm` tiene un kernel de autocast; para el operador propio, la entrada `AutocastCPU` "
+               "deja pasar la llamada.")),
+        section(words(en="4. What a TorchDispatchMode sees", es="4. Lo que ve un TorchDispatchMode"), trace, words(
+            en="Below the autograd key, the whole matmul, bias and scale are one call, "
+               "`hood.scaled_linear.default`, followed by the log-softmax and the `detach` autograd makes "
+               "when it saves log-softmax's output for the backward.",
+            es="Por debajo de la clave de autograd, el producto de matrices, el sesgo y la escala son una sola "
+               "llamada, `hood.scaled_linear.default`, seguida del log-softmax y del `detach` que hace "
+               "autograd cuando guarda la salida de log-softmax para el backward.")),
+        section(words(en="5. Compiled with fullgraph=True", es="5. Compilado con fullgraph=True"), compiled, words(
+            en="The forward wrapper calls the op as it is, opaquely, next to Inductor's fused "
+               "log-softmax kernel; the backward wrapper has no call to the op: AOTAutograd traced the "
+               "registered backward into plain ATen ops (two `mm`, a fused multiply and a sum). "
+               "The full wrappers are in `generated_forward.py` and `generated_backward.py`.",
+            es="El wrapper del forward llama al operador tal cual, como una llamada opaca, junto al kernel "
+               "fusionado de log-softmax de Inductor; el wrapper del backward no llama al operador: AOTAutograd "
+               "trazó el backward registrado en operaciones corrientes de ATen (dos `mm`, una multiplicación "
+               "fusionada y una suma). Los wrappers completos están en `generated_forward.py` y "
+               "`generated_backward.py`.")),
+        section(words(en="6. Without register_fake", es="6. Sin register_fake"), no_fake, words(
+            en="Real tensors never need the fake kernel. Meta tensors, torch.compile (which traces "
+               "with fake tensors) and opcheck's fake-tensor test all fail with the same message.",
+            es="Los tensores reales nunca necesitan el kernel fake. Los tensores meta, torch.compile (que traza "
+               "con tensores fake) y la prueba de tensores fake de opcheck fallan, todos, con el mismo "
+               "mensaje.")),
+        section(words(en="7. Pitfall: one name, two definitions", es="7. Trampa: un nombre, dos definiciones"),
+                redefine, words(
+            en="A second `custom_op` with the same name replaces the first without a word; the operator "
+               "then behaves as the second definition says. Define each op once, in a module imported once.",
+            es="Un segundo `custom_op` con el mismo nombre sustituye al primero en silencio; a partir de ahí, el "
+               "operador se comporta como dice la segunda definición. Define cada operador una sola vez, en un "
+               "módulo que se importe una sola vez.")),
     ])
     return {
         "REPORT.md": report,

@@ -11,13 +11,24 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from hood.capture.common import LANGUAGES, localize
+from hood.capture.common import LANGUAGES, localize, words
 from hood.engine.cache import write_atomically
 
 
 def section(title: str, output: str, interpretation: str = "") -> str:
     """A REPORT.md section: a title, the real output in a text block, then what it means."""
     return f"## {title}\n\n```text\n{output.rstrip()}\n```\n\n{interpretation.strip()}\n"
+
+
+def objective(*, en: str, es: str) -> str:
+    """A report's opening sentence, `Objective: ...`, in every language (`en` and `es` go after the colon)."""
+    return words(en=f"Objective: {en}", es=f"Objetivo: {es}")
+
+
+def printed_by(version: str) -> str:
+    """The sentence that dates a report's outputs: the torch `version` that printed them, in every language."""
+    return words(en=f"Every block below was printed by torch {version} while this report was written.",
+                 es=f"Todos los bloques de abajo los imprimió torch {version} mientras se escribía este informe.")
 
 
 def code_hash(paths: Iterable[Path]) -> str:
