@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from hood.stdout import printed
-from snippets.dispatcher import key_sets, registration, strides, tables, walk
+from snippets.dispatcher import contexts as context_snippets
+from snippets.dispatcher import (
+    contiguity, key_sets, registration, strides, tables, trace_env, walk, walk_contexts, walk_diagram)
 
 DENSE_CPU = ["CPU", "ADInplaceOrView", "AutogradCPU", "AutocastCPU"]
 
@@ -28,7 +30,13 @@ def test_dense_cpu_tensors_share_four_keys_whatever_dtype_or_grad():
 
 @pytest.fixture(scope="module")
 def contexts():
-    return {v.label: v for v in quiet(key_sets.context_key_sets)}
+    return {v.label: v for v in quiet(context_snippets.context_key_sets)}
+
+
+def test_tensor_keys_change_only_inside_vmap(contexts):
+    assert len(contexts) == 5
+    for label, view in contexts.items():
+        assert (view.tensor == DENSE_CPU) != ("vmap" in label), label
 
 
 def test_by_default_autocast_is_excluded_and_autograd_fires(contexts):
@@ -49,7 +57,7 @@ def test_inference_mode_drops_inplace_view_and_the_autograd_functionality(contex
     assert "ADInplaceOrView" not in view.include
     assert [k for k in view.exclude if not k.startswith("Autocast")] == ["AutogradOther", "AutogradNestedTensor"]
     assert "AutogradCPU" in view.tensor and "AutogradCPU" not in view.effective
-    assert view.first != "AutogradCPU"
+    assert view.first == "ADInplaceOrView"
 
 
 def test_autocast_lifts_its_key_out_of_the_exclude_set(contexts):
@@ -82,7 +90,7 @@ def test_operator_tables():
 
 
 def test_show_dispatch_trace_prints_nothing_in_the_release_wheel():
-    assert quiet(walk.dispatch_trace_env) == ""
+    assert quiet(trace_env.dispatch_trace_env) == ""
 
 
 def pairs(steps):
@@ -102,16 +110,19 @@ def test_linear_walk_in_order():
     assert steps[i + 1] == ("aten.addmm.default", "CPU", "CPU")
     after = [s[0] for s in steps[i + 2:]]
     assert "aten.expand.default" in after and "aten.copy_.default" in after
+    # the belief box: no matmul, mm or add below addmm's CPU kernel
+    assert not {"aten.matmul.default", "aten.mm.default", "aten.add.Tensor"} & set(after)
+    assert steps[-2:] == [("aten.resolve_conj.default", "CPU", "CompositeImplicitAutograd")] * 2
 
 
 def test_walk_diagram_has_one_box_per_call():
-    calls = quiet(walk.walk_diagram)
+    calls = quiet(walk_diagram.walk_diagram)
     assert calls[0][0] == "aten.linear.default"
     assert [k for k, _ in calls[1][1]] == ["AutogradCPU", "ADInplaceOrView", "CPU"]
 
 
 def test_walks_in_contexts():
-    walks = {label: pairs(steps) for label, steps in quiet(walk.walk_in_contexts).items()}
+    walks = {label: pairs(steps) for label, steps in quiet(walk_contexts.walk_in_contexts).items()}
     assert ("aten.linear.default", "AutogradCPU", "CompositeImplicitAutograd") in walks["torch.no_grad()"]
     assert ("aten.addmm.default", "AutogradCPU", "Autograd") in walks["torch.no_grad()"]
     inference = walks["torch.inference_mode()"]
@@ -145,7 +156,7 @@ def test_views_share_storage_and_rewrite_strides():
 
 
 def test_when_contiguity_matters():
-    view_error, reshape_shares_storage, y = quiet(strides.when_contiguity_matters)
+    view_error, reshape_shares_storage, y = quiet(contiguity.when_contiguity_matters)
     assert view_error and "view size is not compatible" in view_error
     assert reshape_shares_storage is False
     assert y.shape == (2, 600) and y.is_contiguous()

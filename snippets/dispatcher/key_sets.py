@@ -20,24 +20,4 @@ def tensor_key_sets():
     ]
     print(render_key_views(views, show_tls=False))
     return views
-
-
-def context_key_sets():
-    """The same tensor under each context: the thread-local sets change, the tensor's keys do not."""
-    x, W, b = running_example()
-    views = [key_view("no context", x)]
-    with torch.no_grad():
-        views.append(key_view("torch.no_grad()", x))
-    with torch.inference_mode():
-        views.append(key_view("torch.inference_mode()", x))
-    with torch.autocast("cpu", dtype=torch.bfloat16):
-        views.append(key_view("torch.autocast('cpu', dtype=torch.bfloat16)", x))
-
-    def look_inside_vmap(row):
-        views.append(key_view("inside torch.vmap (one row of x)", row))
-        return row
-
-    torch.vmap(look_inside_vmap)(x)
-    print(render_key_views(views))
-    return views
 # --8<-- [end:body]

@@ -38,6 +38,12 @@ def table_rows(op: str, keys: tuple[str, ...] = KEYS) -> list[Row]:
             for e in (table[k] for k in keys if k in table)]
 
 
+def slot(op: str, key: str) -> str:
+    """One cell of `op`'s computed table: `kind · file` of the entry at `key`."""
+    row = table_rows(op, (key,))[0]
+    return f"{row.kind} · {row.source}"
+
+
 def render_tables(ops: list[str], keys: tuple[str, ...] = KEYS) -> str:
     """A Markdown table: one row per key, one column per operator, each cell `kind · file`."""
     cells = {op: {row.key: row for row in table_rows(op, keys)} for op in ops}

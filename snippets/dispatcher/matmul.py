@@ -1,0 +1,32 @@
+"""Theory 01: what a dispatch mode sees of torch.matmul, @ and F.linear (never the composite operators)."""
+
+from hood.capture.ops import OpLog
+from hood.capture.tables import table_rows
+from snippets.running_example import running_example
+
+# --8<-- [start:body]
+import torch
+import torch.nn.functional as F
+
+
+def matmul_ops():
+    """The ATen operators a TorchDispatchMode logs for matmul, @ and linear on the running example."""
+    x, W, b = running_example()
+    x, W, b = x.detach(), W.detach(), b.detach()
+    Wt, x3 = W.t(), x.expand(3, 2, 64)  # made outside the mode, so that only the products are logged
+    calls = {
+        "torch.matmul(x, Wt)": lambda: torch.matmul(x, Wt),
+        "x @ Wt": lambda: x @ Wt,
+        "torch.matmul(x3, Wt), x3 of 3 dims": lambda: torch.matmul(x3, Wt),
+        "F.linear(x, W, b)": lambda: F.linear(x, W, b),
+    }
+    row = table_rows("aten::matmul", ("AutogradCPU",))[0]
+    print(f"aten::matmul at AutogradCPU: {row.kind} · {row.source}")
+    seen = {}
+    for label, call in calls.items():
+        with OpLog() as log:
+            call()
+        seen[label] = log.names
+        print(f"{label:<38} -> {', '.join(seen[label])}")
+    return row, seen
+# --8<-- [end:body]
