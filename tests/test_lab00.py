@@ -10,7 +10,10 @@ import torch
 
 from hood.capture.tables import table_rows
 from hood.stdout import printed
-from snippets.lab00 import drill, exercises, parts, run
+from hood.capture.common import key_names, localize
+from hood.capture.ops import OpLog
+from snippets.lab00 import (benchmark, drill, exercises, logging_mode, parts, run, timing_sentence, vmap_count,
+                            vmap_keys, vmap_timing, what_a_mode_sees)
 
 
 def quiet(fn, *args):
@@ -82,7 +85,7 @@ def test_drill_hot_ops_are_a_real_share_of_the_time():
 
 
 def test_benchmark_measures_each_batch_size():
-    results = quiet(drill.benchmark_linear, (2, 8))
+    results = quiet(benchmark.benchmark_linear, (2, 8))
     assert set(results) == {2, 8} and all(m.median > 0 for m in results.values())
 
 
@@ -125,12 +128,127 @@ def test_exercise_4_in_and_out_dims():
     assert "same as x * w[:, None]: True" in text
 
 
+REPORT_EN = ("# Lab 00 report: the dispatcher on linear(x, W, b)", ", seed 42.", "## A. Baseline", "## B. Key sets",
+             "## C. Logging mode, F.linear(x, W, b)", "## E. Profiler, forward and backward (rows of interest)",
+             "## Interpretation", "never reached the dispatch mode as `aten::linear`", "as many as `linear`",
+             "records `AddmmBackward0`, then redispatches down to the CPU kernel")
+"""Fixed headings and sentences of the English REPORT.md."""
+
+REPORT_ES = ("# Informe del lab 00: el dispatcher en linear(x, W, b)", ", semilla 42.",
+             "## A. La llamada de referencia", "## B. Conjuntos de claves",
+             "## C. Log del modo de dispatch, F.linear(x, W, b)",
+             "## E. Profiler, forward y backward (las filas que interesan)", "## Interpretación",
+             "nunca llegó al modo de dispatch como `aten::linear`", "tantos como con `linear`",
+             "graba `AddmmBackward0` y después vuelve a despachar la llamada hacia el kernel de CPU")
+"""The same headings and sentences in the Spanish REPORT.md."""
+
+
 def test_the_lab_writes_its_deliverables(tmp_path):
     paths = quiet(run.main, ["--out", str(tmp_path)])
     assert sorted(p.name for p in paths) == ["REPORT.md", "manifest.json", "trace.log"]
-    assert (tmp_path / "trace.log").read_text().splitlines()[1].startswith("aten::addmm(f32[600] grad")
+    trace = (tmp_path / "trace.log").read_text().splitlines()
+    assert len(trace) == 2 and trace[0] == "aten::t(f32[600, 64] grad) -> f32[64, 600]"
+    assert trace[1].startswith("aten::addmm(f32[600] grad") and trace[1].endswith("-> f32[2, 600]")
     report = (tmp_path / "REPORT.md").read_text()
     for section in ("## A. Baseline", "## B. Key sets", "## C.", "## D.", "## E.", "## Interpretation"):
         assert section in report
+    assert all(text in report for text in REPORT_EN) and not any(text in report for text in REPORT_ES)
+    assert "\u27e6" not in report  # every words() marker was resolved
     manifest = json.loads((tmp_path / "manifest.json").read_text())
-    assert manifest["lab"] == "lab00" and manifest["seed"] == parts.SEED and manifest["torch"].startswith("2.13.0")
+    assert manifest["lab"] == "lab00" and manifest["seed"] == parts.SEED == 42
+    assert manifest["torch"].startswith("2.13.0")
+    assert manifest["timestamp"] and manifest["code_sha256"]
+
+
+def test_the_english_report_keeps_the_pages_interpretation(tmp_path):
+    """The page prints `interpretation(...)` (block `report`); the English report has that very paragraph."""
+    results = [quiet(p) for p in (parts.part_a_baseline, parts.part_b_key_sets, parts.part_c_linear_ops,
+                                  parts.part_d_addmm_directly, parts.part_e_profile)]
+    quiet(run.main, ["--out", str(tmp_path)])
+    assert parts.interpretation(*results) in (tmp_path / "REPORT.md").read_text()
+
+
+def test_the_lab_writes_its_report_in_spanish(tmp_path):
+    paths = quiet(run.main, ["--out", str(tmp_path), "--lang", "es"])
+    assert sorted(p.name for p in paths) == ["REPORT.md", "manifest.json", "trace.log"]
+    report = (tmp_path / "REPORT.md").read_text()
+    missing = [text for text in REPORT_ES if text not in report]
+    english = [text for text in REPORT_EN if text in report]
+    assert not missing and not english, (missing, english)
+    assert "\u27e6" not in report
+    # the data stays as the run printed it: key names, operators, shapes
+    assert "tensor keys : CPU, ADInplaceOrView, AutogradCPU, AutocastCPU" in report
+    assert "aten::addmm(f32[600] grad, f32[2, 64] grad, f32[64, 600] grad) -> f32[2, 600]" in report
+    assert "formas de entrada [[2, 64], [600, 64], [600]] y el backward `AddmmBackward0` con [[2, 600]]" in report
+    trace = (tmp_path / "trace.log").read_text().splitlines()
+    assert len(trace) == 2 and trace[0] == "aten::t(f32[600, 64] grad) -> f32[64, 600]"
+    assert trace[1].startswith("aten::addmm(f32[600] grad") and trace[1].endswith("-> f32[2, 600]")
+
+
+def test_part_c_the_short_logging_mode_logs_t_and_addmm():
+    x, W, b = parts.running_example(parts.SEED)
+    with logging_mode.LoggingMode() as mode:
+        torch.nn.functional.linear(x, W, b)
+    assert mode.names == ["aten::t", "aten::addmm"] == [c.op for c in quiet(parts.part_c_linear_ops)]
+    # the pitfall: without parentheses, a bound method
+    assert str(torch.ops.aten.add.Tensor.name).startswith("<bound method OpOverload.name")
+
+
+def test_a_logging_mode_sees_operators_not_routes():
+    (names, z, w), out = printed(what_a_mode_sees.log_add_and_mm)
+    assert names == ["aten::add.Tensor", "aten::mm"]
+    assert type(z.grad_fn).__name__ == "AddBackward0" and type(w.grad_fn).__name__ == "MmBackward0"
+    assert "grad_fn of x + y: AddBackward0, of torch.mm(x, y): MmBackward0" in out
+
+
+def test_fp16_inputs_log_no_cast_but_autocast_does():
+    fp16 = quiet(parts.stretch_fp16)
+    assert not any("_to_copy" in c.op for c in fp16)
+    x, W, b = parts.running_example(parts.SEED)
+    with torch.autocast("cpu", dtype=torch.bfloat16), OpLog() as log:
+        torch.nn.functional.linear(x, W, b)
+    assert log.names.count("aten::_to_copy") == 3
+
+
+def test_vmap_adds_func_torch_batched_to_the_key_set():
+    direct, inside = (key_names(k) for k in quiet(vmap_keys.keys_inside_vmap))
+    assert "FuncTorchBatched" not in direct and inside == direct + ("FuncTorchBatched",)
+
+
+def test_a_loop_makes_one_call_per_sample_and_op_vmap_one_per_op():
+    loop, vmapped = quiet(vmap_count.count_loop_and_vmap)
+    assert len(loop) == 22 == 1 + 5 * 4 + 1  # unbind, four ops per sample, stack
+    assert [c.op for c in loop][0] == "aten::unbind.int" and loop[-1].op == "aten::stack"
+    assert [c.op for c in vmapped] == ["aten::mul.Tensor", "aten::sin", "aten::add.Tensor", "aten::sum.dim_IntList"]
+    assert vmapped[0].args[0] == "f32[5, 4]"
+
+
+def test_the_timing_sentence_follows_the_numbers():
+    both = [localize(timing_sentence.read_timing(rows), lang) for rows in
+            ([(8, 300.0, 100.0), (512, 9000.0, 100.0)], [(8, 100.0, 200.0), (512, 9000.0, 100.0)],
+             [(8, 100.0, 200.0), (512, 100.0, 200.0)]) for lang in ("en", "es")]
+    assert "vmap was faster at every batch size, 3.0x at batch 8 and 90.0x at batch 512." in both[0]
+    assert "vmap fue más rápido a partir del lote 512" in both[3]
+    assert "vmap was not faster than the loop at any batch size" in both[4]
+    rows = quiet(vmap_timing.time_loop_and_vmap, (4,), 0.01)
+    assert [n for n, _, _ in rows] == [4] and all(t > 0 for _, *times in rows for t in times)
+
+
+def test_pitfalls_factories_are_logged_and_a_mode_must_return_the_result():
+    with OpLog() as log:
+        torch.randn(2, 3)
+    assert log.names == ["aten::randn"]
+
+    class Forgets(logging_mode.LoggingMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.names.append(func.name())
+
+    x = torch.ones(2)
+    with Forgets():
+        assert torch.ones(2) is None and x + x is None  # every call under it returns None
+
+
+def test_vmap_count_agrees_within_its_tolerance():
+    _, out = printed(vmap_count.count_loop_and_vmap)
+    assert "loop over 5 samples: 22 operator calls" in out and "one vmap call: 4 operator calls" in out
+    assert "max |diff| < 1e-04" in out

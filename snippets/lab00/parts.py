@@ -70,23 +70,33 @@ def part_e_profile():
     return op_rows(prof)
 
 
+def findings(y, views, linear_calls, addmm_calls, rows) -> dict:
+    """What parts A to E showed, fact by fact: what the report's paragraph states."""
+    def listed(calls):
+        return ", ".join(f"`{c.op}`" for c in calls)
+
+    return {
+        "linear_ops": listed(linear_calls), "addmm_ops": listed(addmm_calls), "logged": len(addmm_calls),
+        "as_many": len(addmm_calls) == len(linear_calls), "same_keys": len({tuple(v.tensor) for v in views}) == 1,
+        "node": type(y.grad_fn).__name__,
+        "forward": next(r for r in rows if r.name == "aten::linear").shapes,
+        "backward": next(r for r in rows if r.name == "AddmmBackward0").shapes,
+    }
+
+
 def interpretation(y, views, linear_calls, addmm_calls, rows) -> str:
     """The report's paragraph, written from the outputs of parts A to E (not from expectations)."""
-    linear_ops, addmm_ops = [c.op for c in linear_calls], [c.op for c in addmm_calls]
-    same_keys = len({tuple(v.tensor) for v in views}) == 1
-    forward = next(r for r in rows if r.name == "aten::linear")
-    backward = next(r for r in rows if r.name == "AddmmBackward0")
+    found = findings(y, views, linear_calls, addmm_calls, rows)
     return (
         f"`linear(x, W, b)` never reached the dispatch mode as `aten::linear`: it is a CompositeImplicitAutograd "
-        f"kernel and decomposed above the Python key into {', '.join(f'`{o}`' for o in linear_ops)}. "
-        f"Calling `addmm(b, x, W.T)` directly logged {len(addmm_ops)} ops "
-        f"({', '.join(f'`{o}`' for o in addmm_ops)}), "
-        f"{'as many as' if len(addmm_ops) == len(linear_ops) else 'not as many as'} `linear`: `W.T` is itself "
-        f"an op. The tensor key sets were {'identical' if same_keys else 'different'} with and without "
+        f"kernel and decomposed above the Python key into {found['linear_ops']}. "
+        f"Calling `addmm(b, x, W.T)` directly logged {found['logged']} ops ({found['addmm_ops']}), "
+        f"{'as many as' if found['as_many'] else 'not as many as'} `linear`: `W.T` is itself "
+        f"an op. The tensor key sets were {'identical' if found['same_keys'] else 'different'} with and without "
         f"`requires_grad`, in float16 and under `no_grad`; the autograd key `AutogradCPU` sits above `CPU` and "
-        f"fires first, records `{type(y.grad_fn).__name__}`, then redispatches down to the CPU kernel. "
-        f"The profiler shows the forward `aten::linear` with input shapes {forward.shapes} and the backward "
-        f"`AddmmBackward0` with {backward.shapes}."
+        f"fires first, records `{found['node']}`, then redispatches down to the CPU kernel. "
+        f"The profiler shows the forward `aten::linear` with input shapes {found['forward']} and the backward "
+        f"`AddmmBackward0` with {found['backward']}."
     )
 
 

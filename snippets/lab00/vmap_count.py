@@ -1,0 +1,22 @@
+"""Lab 00, vmap or a loop: the operator calls a Python loop over samples makes, and those of one vmap call."""
+
+from hood.capture.common import max_diff
+from hood.capture.ops import OpLog
+
+# --8<-- [start:body]
+import torch
+
+
+def count_loop_and_vmap(samples=5):
+    """Operator calls under the logging mode: a loop over the samples, then one vmap call."""
+    batch = torch.randn(samples, 4)
+    f = lambda t: (t * t + torch.sin(t)).sum()  # noqa: E731 - one sample in, one number out
+    with OpLog() as loop:
+        looped = torch.stack([f(row) for row in batch])
+    with OpLog() as vmapped:
+        batched = torch.vmap(f)(batch)
+    print(f"loop over {samples} samples: {len(loop.calls)} operator calls, {loop.names[:5]} ...")
+    print(f"one vmap call: {len(vmapped.calls)} operator calls, {vmapped.names}")
+    print(f"loop and vmap agree: max |diff| {max_diff(looped, batched, 1e-4)}")
+    return loop.calls, vmapped.calls
+# --8<-- [end:body]
