@@ -20,6 +20,8 @@ from snippets.autograd.engine_order import engine_order
 from snippets.autograd.grad_modes import grad_modes
 from snippets.autograd.graph_walk import walk_linear
 from snippets.autograd.hooks import hook_order
+from snippets.autograd.inference_results import inference_results
+from snippets.autograd.inplace import version_counter
 from snippets.autograd.retain_grad import retain_grad_demo
 from snippets.autograd.saved_hooks import count_saved_tensors
 from snippets.custom_ops.record_ops import RecordOps
@@ -133,6 +135,7 @@ def test_retain_grad(capsys):
 
 def test_no_grad_versus_inference_mode(capsys):
     modes = grad_modes()
+    inference_results(modes)
     out = capsys.readouterr().out
     default, no_grad, inference = modes["default"], modes["no_grad"], modes["inference_mode"]
     # no_grad: nothing changes in dispatch; the autograd kernel records nothing (the warning box's "does").
@@ -148,8 +151,7 @@ def test_no_grad_versus_inference_mode(capsys):
     assert "TLS: include -ADInplaceOrView; exclude +AutogradOther +AutogradNestedTensor" in out
     # "excludes all three keys of the autograd key set", the third one printing as an empty set
     assert keys.exclude[:2] == ("AutogradOther", "AutogradNestedTensor")
-    assert "  the excluded AutogradFunctionality key, alone in a set, prints as DispatchKeySet()" in out
-    assert out.count("prints as DispatchKeySet()") == 1  # only under inference_mode
+    assert "the AutogradFunctionality key inference_mode excludes, alone in a set, prints as DispatchKeySet()" in out
     assert inference[1] == "ADInplaceOrView"
     from hood.capture.custom_ops import dispatch_rows
     adinplace = next(r for r in dispatch_rows("aten::addmm") if r.key == "ADInplaceOrView")
@@ -162,7 +164,9 @@ def test_no_grad_versus_inference_mode(capsys):
 
 def test_an_inference_result_enters_a_recorded_add_whose_backward_runs(capsys):
     """`y + b` records AddBackward0 and its backward runs, for the inference_mode result too."""
-    grad_modes()
+    outcomes = inference_results(grad_modes())
+    assert outcomes == {"no_grad": "fine",
+                        "inference_mode": "RuntimeError: Inference tensors cannot be saved for backward."}
     out = capsys.readouterr().out
     for name in ("no_grad", "inference_mode"):
         assert (f"{name} result in y + b (add saves no input): grad_fn AddBackward0, "
@@ -250,3 +254,46 @@ def test_t_and_addmm_have_derivative_formulas_in_derivatives_yaml():
     formulas = (Path(torchgen.__file__).parent / "packaged" / "autograd" / "derivatives.yaml").read_text()
     names = set(re.findall(r"^- name: ([\w.]+)\(", formulas, flags=re.MULTILINE))
     assert {"t", "addmm"} <= names
+
+
+def test_an_in_place_op_on_a_saved_tensor_bumps_its_version_and_backward_refuses_it(capsys):
+    """Each in-place op (through a view too) adds one to `_version`; backward names the versions; out of place works."""
+    versions, error = version_counter()
+    out = capsys.readouterr().out
+    assert versions == [0, 1, 2, 3]
+    assert error.startswith("one of the variables needed for gradient computation has been modified by an inplace")
+    assert "[torch.FloatTensor [2, 600]]" in error and "is at version 3; expected version 0 instead." in error
+    assert "out of place, h = h + 1: backward runs; W.grad (600, 64)" in out
+
+
+def test_the_version_check_is_made_on_saved_tensors_when_backward_unpacks_them():
+    """The in-place op itself succeeds; a tensor that no node saved can be modified in place freely."""
+    x, W, b = running_example()
+    y = F.linear(x, W, b)
+    h = y.exp()
+    y.add_(1)  # exp saved its output, not y: backward is fine
+    h.sum().backward()
+    h = F.linear(x, W, b).exp()
+    h.add_(1)  # no error here, only at backward
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        h.sum().backward()
+
+
+def test_what_the_version_counter_counts():
+    """In-place methods, indexed writes and `out=` each add one; a view shares its base's counter."""
+    t = torch.zeros(4)
+    view = t[1:]
+    t.add_(1)
+    t[0] = 5.0
+    torch.mul(torch.ones(4), 2, out=t)
+    view.mul_(3)
+    assert t._version == view._version == 4
+    assert torch.zeros(4)._version == 0
+
+
+def test_the_autograd_cuda_slot_holds_the_same_generated_kernel_as_the_cpu_one():
+    """"And on a GPU": AutogradCUDA holds the autograd kernel AutogradCPU holds (read on this CPU build)."""
+    table = torch._C._dispatch_dump_table("aten::addmm")
+    rows = {line.split(":", 1)[0]: line.split(":", 1)[1] for line in table.splitlines() if ":" in line}
+    assert rows["AutogradCUDA"] == rows["AutogradCPU"]
+    assert rows["AutogradCUDA"].endswith("[autograd kernel]") and "VariableType_" in rows["AutogradCUDA"]

@@ -10,6 +10,8 @@ import torch.nn.functional as F
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.custom_ops.record_ops import RecordOps
 from snippets.lab01.by_hand import backward_by_hand
+from snippets.lab01.check import autograd_gradients, check
+from snippets.lab01.check_formulas import check_head_formulas
 from snippets.lab01.formulas import as_signed, log_softmax_backward, log_softmax_backward_diagonal, nll_loss_backward
 from snippets.lab01.graph import saved_ints, walk_mlp
 from snippets.lab01.hand_function import gradcheck_hand, gradchecks
@@ -29,6 +31,36 @@ def test_the_mlp_graph_has_twelve_nodes_of_six_classes():
     assert sum(n.name == "AccumulateGrad" for n in graph.nodes) == 5
 
 
+def test_check_accepts_autograds_own_gradients_and_names_a_miss_or_a_wrong_shape(capsys):
+    """What the usage block prints: a wrong value and a wrong shape, each told apart."""
+    grads = autograd_gradients()
+    assert set(grads) == {"x", "W1", "b1", "W2", "b2", "h", "logp", "z1", "z2"}
+    capsys.readouterr()
+    assert all(check(name, grad) for name, grad in grads.items())
+    assert check("b2", torch.zeros(600)) is False
+    assert check("b2", torch.zeros(2, 600)) is False
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2] == "b2: max |mine - autograd| > 1e-06: wrong"
+    assert lines[-1] == "b2: wrong shape (2, 600), autograd's is (600,)"
+
+
+def test_the_node_hooks_catch_the_gradients_of_z1_and_z2():
+    """z2's gradient is (softmax - onehot) / N; z1's is h's gradient where h > 0."""
+    x, _, _ = running_example()
+    W1, b1, W2, b2, target = mlp_params()
+    h, logp, _ = mlp_forward(x, W1, b1, W2, b2, target)
+    grads = autograd_gradients()
+    expected_z2 = (logp.exp() - F.one_hot(target, 600)) / 2
+    assert torch.allclose(grads["z2"], expected_z2.detach(), atol=1e-7)
+    assert torch.equal(grads["z1"], grads["h"] * (h > 0))
+
+
+def test_the_head_formulas_fed_from_the_saved_values_are_right(capsys):
+    assert check_head_formulas() == (True, True)
+    assert capsys.readouterr().out.splitlines() == [
+        "logp: max |mine - autograd| < 1e-06: right", "z2: max |mine - autograd| < 1e-06: right"]
+
+
 def test_linear_by_hand_agrees_within_1e_6(capsys):
     hand, auto = linear_by_hand()
     out = capsys.readouterr().out
@@ -43,7 +75,9 @@ def test_saved_ints_come_back_unsigned(capsys):
     dim, ignore = saved_ints()
     assert dim == 2**64 - 1 and ignore == 2**64 - 100
     assert as_signed(dim) == -1 and as_signed(ignore) == -100 and as_signed(5) == 5
-    assert "logp.sum(dim) with the raw value: ValueError" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "logp.sum(dim) with the raw value: ValueError" in out
+    assert "logp.sum(as_signed(dim)).shape: (2,)" in out  # "the signed one sums each row"
 
 
 def test_mlp_by_hand_agrees_with_autograd():
@@ -125,6 +159,23 @@ def test_backward_by_hand_needs_only_the_graph():
         assert torch.allclose(hand[leaf], leaf.grad)
 
 
+REPORT_EN = ("# Lab 01 · Autograd by hand: report", "Objective: walk the real autograd graph",
+             "Every block below was printed by torch", "## Formulas", "| node | hand formula | what it computes |",
+             "the gradient passes where out > 0 and is 0 elsewhere", "## 1. The graph", "Each line is a node",
+             "## 2. Two saved ints", "Convert before use.", "## 4. The MLP by hand, float32 and float64",
+             "random projections of the Jacobian instead of every entry. Both pass.",
+             "## 6. A subtle mistake, caught", "gives well-shaped but wrong gradients")
+"""Fixed headings and sentences of the English REPORT.md."""
+
+REPORT_ES = ("# Lab 01 · Autograd a mano: informe", "Objetivo: recorrer el grafo real de autograd",
+             "Todos los bloques de abajo los imprimió torch", "## Fórmulas", "| nodo | fórmula a mano | qué calcula |",
+             "el gradiente pasa donde out > 0 y es 0 en el resto", "## 1. El grafo", "Cada línea es un nodo",
+             "## 2. Dos enteros guardados", "Conviértelos antes de usarlos.", "## 4. El MLP a mano, float32 y float64",
+             "proyecciones aleatorias del jacobiano en lugar de cada una de sus entradas. Pasan los dos.",
+             "## 6. Un error sutil, cazado", "da gradientes con la forma correcta pero equivocados")
+"""The same headings and sentences in the Spanish REPORT.md."""
+
+
 def test_deliverables(tmp_path, capsys):
     written = main(["--out", str(tmp_path)])
     assert [p.name for p in written] == ["REPORT.md", "mlp-graph.svg", "manifest.json"]
@@ -132,9 +183,31 @@ def test_deliverables(tmp_path, capsys):
     for title in ("## Formulas", "## 1. The graph", "## 2. Two saved ints", "## 3. linear by hand",
                   "## 4. The MLP by hand, float32 and float64", "## 5. gradcheck", "## 6. A subtle mistake, caught"):
         assert title in report
+    assert all(text in report for text in REPORT_EN) and not any(text in report for text in REPORT_ES)
+    assert "\u27e6" not in report  # every words() marker was resolved
     assert "dz = grad - softmax(z) * grad.sum(dim)" in report  # from log_softmax_backward's docstring
     assert "gradcheck with respect to x returns: False" in report
     assert "saved dim = 18446744073709551615" in report
     ET.fromstring((tmp_path / "mlp-graph.svg").read_text())
+    assert "Autograd graph of the MLP&#x27;s NLL loss" in (tmp_path / "mlp-graph.svg").read_text()
     meta = json.loads((tmp_path / "manifest.json").read_text())
     assert meta["lab"] == "lab01-autograd-by-hand" and meta["seed"] == 42 and meta["torch"].startswith("2.13.0")
+
+
+def test_deliverables_in_spanish(tmp_path, capsys):
+    written = main(["--out", str(tmp_path), "--lang", "es"])
+    assert [p.name for p in written] == ["REPORT.md", "mlp-graph.svg", "manifest.json"]
+    report = (tmp_path / "REPORT.md").read_text()
+    missing = [text for text in REPORT_ES if text not in report]
+    english = [text for text in REPORT_EN if text in report]
+    assert not missing and not english, (missing, english)
+    assert "\u27e6" not in report
+    # formulas, signatures and outputs stay as they are
+    assert "dz = grad - softmax(z) * grad.sum(dim)" in report
+    assert "`addmm_backward(grad, mat1, mat2, alpha=1, beta=1)`" in report
+    assert "gradcheck with respect to x returns: False" in report
+    assert "saved dim = 18446744073709551615" in report
+    svg = (tmp_path / "mlp-graph.svg").read_text()
+    ET.fromstring(svg)
+    assert "Grafo de autograd de la pérdida NLL del MLP" in svg and "comparte memoria con" in svg
+    assert "Autograd graph of" not in svg and "shares memory" not in svg

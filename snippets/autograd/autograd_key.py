@@ -6,32 +6,6 @@ from snippets.running_example import running_example
 # --8<-- [start:body]
 import torch
 import torch.nn.functional as F
-from torch.utils._python_dispatch import TorchDispatchMode
-
-
-class BelowAutograd(TorchDispatchMode):
-    """Runs at the Python key, below the autograd key: log each op that gets there and its output."""
-
-    def __init__(self, events):
-        super().__init__()
-        self.events = events
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.events.append(f"Python key (below autograd) runs {func}")
-        out = func(*args, **(kwargs or {}))
-        grad_fn = out.grad_fn
-        self.events.append(f"  its output: requires_grad={out.requires_grad}, grad_fn={grad_fn}")
-        return out
-
-
-def autograd_slots(ops=("aten::linear", "aten::t", "aten::addmm")):
-    """What each operator of the call holds at `AutogradCPU`: the kind of entry, and the file behind it."""
-    rows = {op: dispatch_rows(op, ("AutogradCPU",))[0] for op in ops}
-    width = max(len(op) for op in ops)
-    for op, row in rows.items():
-        print(f"AutogradCPU of {op:<{width}}  {row.kind:<15}  {row.source}")
-    print()
-    return rows
 
 
 def autograd_key_events():
@@ -52,3 +26,31 @@ def autograd_key_events():
         print(event)
     return events
 # --8<-- [end:body]
+
+
+# --8<-- [start:mode]
+class BelowAutograd(torch.utils._python_dispatch.TorchDispatchMode):
+    """Runs at the Python key, below the autograd key: log each op that gets there and its output."""
+
+    def __init__(self, events):
+        super().__init__()
+        self.events = events
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.events.append(f"Python key (below autograd) runs {func}")
+        out = func(*args, **(kwargs or {}))
+        grad_fn = out.grad_fn
+        self.events.append(f"  its output: requires_grad={out.requires_grad}, grad_fn={grad_fn}")
+        return out
+# --8<-- [end:mode]
+
+
+# --8<-- [start:slots]
+def autograd_slots(ops=("aten::linear", "aten::t", "aten::addmm")):
+    """What each operator of the call holds at `AutogradCPU`: the kind of entry, and the file behind it."""
+    rows = {op: dispatch_rows(op, ("AutogradCPU",))[0] for op in ops}
+    width = max(len(op) for op in ops)
+    for op, row in rows.items():
+        print(f"AutogradCPU of {op:<{width}}  {row.kind:<15}  {row.source}")
+    return rows
+# --8<-- [end:slots]

@@ -5,7 +5,6 @@ from snippets.running_example import running_example
 
 # --8<-- [start:body]
 from collections import Counter
-
 import torch
 
 
@@ -21,10 +20,9 @@ def count_saved_tensors():
         return len(packed) - 1, tensor  # whatever pack returns is stored, and handed to unpack
 
     def unpack(stored):
-        index, tensor = stored
         counts["unpack"] += 1
-        reads[index] += 1
-        return tensor
+        reads[stored[0]] += 1  # stored is (index, tensor), as pack returned it
+        return stored[1]
 
     with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
         h, logp, loss = mlp_forward(x, W1, b1, W2, b2, target)

@@ -5,10 +5,9 @@ from hood.capture.custom_ops import wrapper_calls
 from snippets.custom_ops.record_ops import RecordOps
 from snippets.running_example import running_example
 
-# --8<-- [start:body]
+# --8<-- [start:model]
 import torch
 import torch.nn.functional as F
-from torch._inductor.utils import run_and_get_code
 
 
 class TemperatureHead(torch.nn.Module):
@@ -33,8 +32,10 @@ def head_trace():
         head(x)
     print("forward ops:", rec.ops)
     return rec.ops
+# --8<-- [end:model]
 
 
+# --8<-- [start:body]
 def train_step(model, x, target):
     """One forward and backward; returns the output and the gradients of x, W and b."""
     out = model(x)
@@ -44,6 +45,7 @@ def train_step(model, x, target):
 
 def compiled_head():
     """Compile the head (fullgraph=True), run a training step, show the generated calls, compare."""
+    from torch._inductor.utils import run_and_get_code
     x, W, b = running_example()
     target = torch.tensor([3, 17])
     head = TemperatureHead(W, b)

@@ -6,19 +6,14 @@ from torch import Tensor
 
 
 def define_scaled_linear(name="hood::scaled_linear", *, fake=True, autograd=True):
-    """Register `scale * (x @ W.T + b)` as the custom operator `name` and return it.
-
-    `fake=False` or `autograd=False` leave the fake kernel or the backward out, to see what breaks.
-    """
+    """Register `scale * (x @ W.T + b)` as the op `name`; `fake=False`, `autograd=False` leave parts out."""
 
     @torch.library.custom_op(name, mutates_args=())
     def scaled_linear(x: Tensor, W: Tensor, b: Tensor, scale: float) -> Tensor:
-        # The real kernel. It runs below the autograd key, so nothing inside it is recorded.
-        return torch.addmm(b, x, W.t()) * scale
+        return torch.addmm(b, x, W.t()) * scale  # the real kernel, below autograd: nothing in it is recorded
 
     def scaled_linear_fake(x, W, b, scale):
-        # Shapes, dtype and device only: what FakeTensor, meta tensors and torch.compile need.
-        return x.new_empty(x.shape[0], W.shape[0])
+        return x.new_empty(x.shape[0], W.shape[0])  # shape, dtype and device only: no data is computed
 
     def setup_context(ctx, inputs, output):
         x, W, b, scale = inputs
@@ -27,8 +22,7 @@ def define_scaled_linear(name="hood::scaled_linear", *, fake=True, autograd=True
 
     def backward(ctx, grad):
         x, W = ctx.saved_tensors
-        g = grad * ctx.scale
-        # Made of differentiable torch ops, so the backward can itself be differentiated.
+        g = grad * ctx.scale  # torch ops all along, so the backward can itself be differentiated
         return g @ W, g.t() @ x, g.sum(0), None  # dx, dW, db, and nothing for the float
 
     if fake:

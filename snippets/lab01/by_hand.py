@@ -3,11 +3,9 @@
 from snippets.lab01.formulas import (
     addmm_backward, as_signed, log_softmax_backward, nll_loss_backward, relu_backward, t_backward,
 )
-
-# --8<-- [start:body]
 import torch
 
-
+# --8<-- [start:formulas]
 def hand_formulas(log_softmax=log_softmax_backward):
     """Node class -> function(node, grad) giving one gradient per entry of `node.next_functions`.
 
@@ -23,8 +21,10 @@ def hand_formulas(log_softmax=log_softmax_backward):
         "TBackward0": lambda node, g: (t_backward(g),),
         "ReluBackward0": lambda node, g: (relu_backward(g, node._saved_result),),
     }
+# --8<-- [end:formulas]
 
 
+# --8<-- [start:body]
 def topological(root):
     """Every node reachable from `root`, each one after all the nodes that send it a gradient."""
     order, seen = [], set()

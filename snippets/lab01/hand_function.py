@@ -6,7 +6,7 @@ from snippets.lab01.formulas import (
 )
 from snippets.running_example import running_example
 
-# --8<-- [start:body]
+# --8<-- [start:function]
 import torch
 
 
@@ -29,8 +29,10 @@ class HandMLPLoss(torch.autograd.Function):
         d_z1 = relu_backward(d_h, h)
         d_b1, d_x, d_W1t = addmm_backward(d_z1, x, W1.t())
         return d_x, t_backward(d_W1t), d_b1, t_backward(d_W2t), d_b2, None, None
+# --8<-- [end:function]
 
 
+# --8<-- [start:body]
 def gradcheck_hand(log_softmax_bwd=log_softmax_backward, *, only_x=False, raise_exception=False):
     """gradcheck (fast mode, float64) of `HandMLPLoss` with the given log_softmax backward.
 

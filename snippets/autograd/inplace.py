@@ -1,0 +1,33 @@
+"""In-place operations and the version counter: the check autograd makes on every saved tensor."""
+
+from snippets.running_example import running_example
+
+# --8<-- [start:body]
+import torch
+import torch.nn.functional as F
+
+
+def version_counter():
+    """Modify in place a tensor `exp` saved for backward, run backward, then the out-of-place fix."""
+    x, W, b = running_example()
+    h = F.linear(x, W, b).exp()  # exp saves its output h: the derivative of exp is exp
+    versions = [h._version]
+    h.add_(1)  # an in-place op bumps the version counter
+    versions.append(h._version)
+    h[0, 0] = 0.0  # an indexed write is in place too
+    versions.append(h._version)
+    h[1].mul_(2)  # a view shares its base's counter
+    versions.append(h._version)
+    print("h._version after exp, h.add_(1), h[0, 0] = 0.0, h[1].mul_(2):", versions)
+    error = None
+    try:
+        h.sum().backward()
+    except RuntimeError as err:
+        error = str(err).split(" Hint:")[0]
+    print("backward:", error)
+    h = F.linear(x, W, b).exp()
+    h = h + 1  # out of place: a new tensor; the h that exp saved keeps version 0
+    h.sum().backward()
+    print("out of place, h = h + 1: backward runs; W.grad", tuple(W.grad.shape))
+    return versions, error
+# --8<-- [end:body]

@@ -1,0 +1,33 @@
+"""`check(name, mine)`: a gradient you derived for the MLP's loss, against the one autograd computes."""
+
+from hood.capture.common import max_diff
+from snippets.autograd.mlp import mlp_forward, mlp_params
+from snippets.running_example import running_example
+
+# --8<-- [start:body]
+import torch
+
+
+def autograd_gradients():
+    """Autograd's gradients of the MLP's loss: leaves, h, logp, and z1, z2 (what relu and log_softmax received)."""
+    x, _, _ = running_example()
+    W1, b1, W2, b2, target = mlp_params()
+    h, logp, loss = mlp_forward(x, W1, b1, W2, b2, target)
+    grads = {}
+    for name, node in (("z1", h.grad_fn), ("z2", logp.grad_fn)):  # ReluBackward0, LogSoftmaxBackward0
+        node.register_hook(lambda grad_inputs, grad_outputs, name=name: grads.update({name: grad_inputs[0]}))
+    tensors = {"x": x, "W1": W1, "b1": b1, "W2": W2, "b2": b2, "h": h, "logp": logp}
+    grads.update(zip(tensors, torch.autograd.grad(loss, list(tensors.values()))))
+    return grads
+
+
+def check(name, mine, tol=1e-6):
+    """Compare `mine`, your gradient of the loss for `name` (x, W1, b1, W2, b2, h, logp, z1, z2), with autograd's."""
+    real = autograd_gradients()[name]
+    if tuple(mine.shape) != tuple(real.shape):
+        print(f"{name}: wrong shape {tuple(mine.shape)}, autograd's is {tuple(real.shape)}")
+        return False
+    agreement = max_diff(mine, real, tol)
+    print(f"{name}: max |mine - autograd| {agreement}:", "right" if agreement.within else "wrong")
+    return agreement.within
+# --8<-- [end:body]
