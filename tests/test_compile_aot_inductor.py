@@ -14,10 +14,13 @@ from hood.capture.compile import (
     render_compile_runs,
     render_inductor_summary,
 )
-from snippets.compile.aot_graphs import saved_for_backward, show_aot_graphs
+from snippets.compile.aot_graphs import saved_for_backward
+from snippets.compile.aot_partition import show_aot_graphs, side_of_each_node
 from snippets.compile.caches import ARTIFACTS, cache_hit_hides_artifacts
 from snippets.compile.heads import head
-from snippets.compile.inductor_code import generated_code, show_inductor_code
+from snippets.compile.compile_debug import debug_folder_listing
+from snippets.compile.inductor_code import generated_code
+from snippets.compile.inductor_summary import show_inductor_code
 from snippets.compile.pipeline_diagram import calls, pipeline_diagram
 from snippets.running_example import running_example
 
@@ -30,8 +33,34 @@ def aten_ops(gm):
 
 
 @pytest.fixture(scope="module")
-def graphs():
-    return show_aot_graphs()
+def shown_graphs():
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        graphs = show_aot_graphs()
+    return graphs, out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def graphs(shown_graphs):
+    return shown_graphs[0]
+
+
+def test_joint_graph_is_printed_once_with_each_operator_tagged_by_its_side(shown_graphs):
+    """The page: `t_1` sits among the backward operators but is tagged `fw`; two `detach`; `x = None` lines."""
+    graphs, out = shown_graphs
+    assert out.count("class inner_f") == 1 and "class GraphModule" not in out
+    side = side_of_each_node(graphs)
+    assert [name for name, s in side.items() if s == "fw"] == ["t", "addmm", "_softmax", "detach", "detach_1", "t_1"]
+    names = list(side)
+    assert names.index("t_1") > names.index("_softmax_backward_data") and side["t_1"] == "fw"
+    tagged = {line.split()[1].rstrip(":"): line[:2] for line in out.splitlines() if line[:2] in ("fw", "bw")}
+    assert tagged == side
+    assert [n for n in names if n.startswith("detach")] == ["detach", "detach_1"]
+    assert "primals_2 = None" in out and "addmm = None" in out
+    assert len(out.splitlines()) <= 40
 
 
 def test_joint_graph_runs_forward_then_backward(graphs):
@@ -174,3 +203,20 @@ def test_render_compile_runs_has_one_column_per_run():
     lines = render_compile_runs(runs).splitlines()
     assert lines[0].split() == ["empty", "cache", "cache", "hit"]
     assert lines[-1].split() == ["graph_code", "1", "0"]
+
+
+def test_compile_debug_writes_under_the_working_directory_and_a_cache_hit_writes_no_graph_folder(capsys):
+    """The page: everything under torch_compile_debug/, one folder for the one graph with its artefacts; a cache
+    hit writes the logs and no graph folder."""
+    listing = debug_folder_listing()
+    assert all(path.startswith("torch_compile_debug/") for path in listing)
+    graph = "torch_compile_debug/run_<date>-pid_<pid>/torchinductor/model__0_inference_0.0/"
+    for name in ("fx_graph_readable.py", "fx_graph_runnable.py", "fx_graph_transformed.py", "ir_pre_fusion.txt",
+                 "ir_post_fusion.txt", "output_code.py"):
+        assert graph + name in listing, name
+    assert "torch_compile_debug/run_<date>-pid_<pid>/torchdynamo/debug.log" in listing
+    assert capsys.readouterr().out.splitlines() == listing
+    debug_folder_listing(graph_caches=True)  # fills the cache, if an earlier run has not
+    hit = debug_folder_listing(graph_caches=True)
+    assert not any("model__0_inference" in path for path in hit)
+    assert any(path.endswith("debug.log") for path in hit)

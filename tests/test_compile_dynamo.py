@@ -10,7 +10,10 @@ from snippets.compile.dynamo_graph import dynamo_graph
 from snippets.compile.graph_breaks import chatty_head, graph_breaks
 from snippets.compile.guards import guards_of_head
 from snippets.compile.heads import head
+from snippets.compile.mark_dynamic import compiles_with_and_without_mark_dynamic
 from snippets.compile.recompiles import recompiles
+from snippets.compile.scalar_capture import scalar_capture_fix
+from snippets.compile.torch_logs import torch_logs_recipes
 from snippets.running_example import running_example
 
 
@@ -41,7 +44,8 @@ def test_guards_pin_tensors_globals_and_global_state(capsys):
     tensor = [g.code for g in entry.guards if g.kind == "TENSOR_MATCH"]
     assert len(tensor) == 3
     x_guard = next(c for c in tensor if "L['x']" in c)
-    for part in ("torch.float32", "requires_grad=True", "size=[2, 64]", "stride=[64, 1]"):
+    for part in ("DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU)", "torch.float32",
+                 "requires_grad=True", "size=[2, 64]", "stride=[64, 1]"):
         assert part in x_guard
     ids = [g.code for g in entry.guards if g.kind == "ID_MATCH"]
     assert len(ids) == 4
@@ -130,3 +134,36 @@ def test_replacing_a_traced_global_invalidates_the_graph(monkeypatch):
     monkeypatch.setattr(torch, "softmax", lambda *args, **kwargs: original(*args, **kwargs))
     compiled(x, W, b)
     assert counter.frame_count == 2  # the ID_MATCH guard on torch.softmax failed
+
+
+def test_capture_scalar_outputs_removes_the_item_break_only(capsys):
+    """The page: three graphs become two; the print break stays; the option is restored after the block."""
+    assert scalar_capture_fix() == {False: 3, True: 2}
+    out = capsys.readouterr().out
+    assert "capture_scalar_outputs=True: 2 graphs, breaks: ['Failed to trace builtin operator']" in out
+    assert "Tensor.item()" in out.split("capture_scalar_outputs=True")[0]
+    assert torch._dynamo.config.capture_scalar_outputs is False
+
+
+def test_mark_dynamic_saves_the_recompile():
+    """The page: over batches 2, 3, 4, 64 the head compiles twice as is, once with dimension 0 marked."""
+    assert compiles_with_and_without_mark_dynamic() == {False: 2, True: 1}
+
+
+def test_torch_logs_recipes_print_the_lines_the_page_reads(capsys):
+    """The page: each recipe's lines to read, as the prose describes them."""
+    shown = torch_logs_recipes()
+    breaks = shown["graph_breaks"]
+    assert [line for line in breaks if not line.startswith("Graph break in user code")] == [
+        "Failed to trace builtin operator", "Unsupported Tensor.item() call with capture_scalar_outputs=False"]
+    assert sum(line.startswith("Graph break in user code") for line in breaks) == 2
+    assert shown["recompiles"][0].startswith("Recompiling function head")
+    assert shown["recompiles"][1] == "- 0/0: tensor 'x' size mismatch at index 0. expected 2, actual 3"
+    x_guards = [line for line in shown["guards"] if "TENSOR_MATCH" in line]
+    assert len(x_guards) == 2 and "size=[2, 64]" in x_guards[0] and "size=[None, 64]" in x_guards[1]
+    assert "if not (2 <= L['x'].size()[0]):" in shown["guards"]
+    assert shown["output_code"][0].startswith("cpp_fused__softmax_0 = async_compile")
+    assert any(line.startswith("extern_kernels.addmm(") for line in shown["output_code"])
+    assert "cpp_fused__softmax_0(buf0, buf1, buf3, buf4)" in shown["output_code"]
+    out = capsys.readouterr().out
+    assert "TORCH_LOGS=guards:" in out and "r'''" not in out and "Guard eval latency" not in out

@@ -162,3 +162,57 @@ def test_run_writes_every_deliverable(tmp_path):
     assert distributed.count("gradients equal the mean of the ranks' local gradients: True") == 2
     meta = json.loads((tmp_path / "manifest.json").read_text())
     assert meta["lab"] == "lab03" and meta["seed"] == 42 and len(meta["code_sha256"]) == 64
+
+
+def test_one_claim_block_prints_its_check_holding(compiled):
+    """Part D's short block: claim 3, its one check holds on three lines."""
+    head_code, _ = compiled
+    claim = ANNOTATION[2]
+    assert claim.title == "Three passes, not one" and len(claim.checks) == 1
+    ok, lines = evaluate(claim.checks[0], head_code)
+    assert ok and len(lines) == 3 == claim.checks[0].count
+
+
+def test_attention_fuses_mask_scale_and_softmax_into_one_kernel(capsys):
+    """Stretch: 4 library calls (addmm, bmm, bmm, addmm) and 3 kernels; the second fuses mul, the mask, softmax."""
+    from snippets.lab03.attention import compile_attention
+
+    out = compile_attention()
+    assert out.extern_calls == ["extern_kernels.addmm", "extern_kernels.bmm", "extern_kernels.bmm",
+                                "extern_kernels.addmm"]
+    assert len(out.kernels) == 3 and out.kernel_calls == list(out.kernels)
+    first, softmax, last = out.kernel_calls
+    for op in ("_softmax", "mul", "ones", "tril", "bitwise_not", "masked_fill"):
+        assert op in softmax, op
+    assert "softmax" not in first + last and "transpose" in first and "transpose" in last
+    assert "generated kernels: 3" in capsys.readouterr().out
+
+
+def test_export_gives_one_aten_graph_with_parameters_as_inputs(capsys):
+    """Stretch: aten.linear and aten.softmax (not t/addmm/_softmax), parameters and the user input named."""
+    from snippets.lab03.export_head import export_head
+
+    exported = export_head()
+    targets = [str(n.target) for n in exported.graph.nodes if n.op == "call_function"]
+    assert targets == ["aten.linear.default", "aten.softmax.int"]
+    out = capsys.readouterr().out
+    for text in ("p_fc_weight: PARAMETER target='fc.weight'", "p_fc_bias: PARAMETER target='fc.bias'",
+                 "x: USER_INPUT"):
+        assert text in out, text
+    assert "backward" not in out
+
+
+def test_reduce_overhead_on_cpu_keeps_the_code_and_drops_the_input_asserts(compiled, capsys):
+    """Stretch: same kernel and library call, no CUDA graph, only the assert_size_stride lines differ."""
+    from snippets.lab03.reduce_overhead import reduce_overhead
+
+    head_code, _ = compiled
+    capsys.readouterr()
+    out = reduce_overhead(head_code)
+    assert out.kernels == head_code.kernels and out.extern_calls == head_code.extern_calls
+    assert "cudagraph" not in out.code.lower()
+    only_default = [x for x in head_code.call.splitlines() if x not in out.call.splitlines()]
+    assert len(only_default) == 3 and all(x.startswith("assert_size_stride(") for x in only_default)
+    assert all(x in head_code.call.splitlines() for x in out.call.splitlines())
+    text = capsys.readouterr().out
+    assert "same kernels as the default mode: True" in text and "CUDA graphs in the code: False" in text

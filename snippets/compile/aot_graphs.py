@@ -1,8 +1,5 @@
 """AOTAutograd: the joint forward-backward graph, and the forward and backward it is cut into."""
 
-from snippets.compile.heads import head
-from snippets.running_example import running_example
-
 # --8<-- [start:body]
 import torch
 from functorch.compile import make_boxed_func
@@ -48,14 +45,4 @@ def saved_for_backward(graphs):
     saved = [(n.name, n.meta["val"]) for n in graphs["backward"].graph.nodes
              if n.op == "placeholder" and not n.name.startswith("tangents")]
     return [(name, tuple(v.shape) if isinstance(v, torch.Tensor) else type(v).__name__) for name, v in saved]
-
-
-def show_aot_graphs(names=("joint", "forward", "backward")):
-    """Print the joint graph of the running example's head, its forward and backward, and what is saved."""
-    graphs = aot_graphs(head, *running_example())
-    for name in names:
-        print(f"----- {name} graph")
-        print(readable(graphs[name]))
-    print("saved for backward:", saved_for_backward(graphs))
-    return graphs
 # --8<-- [end:body]

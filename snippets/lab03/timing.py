@@ -9,11 +9,9 @@ from torch.utils import benchmark
 
 
 def time_head(batches=(2, 64, 256), min_run_time=0.3, threads=1, seed=42):
-    """Median microseconds per call of the eager and the compiled head, on `threads` threads.
+    """Median microseconds per call, eager and compiled, on `threads` threads (torch.utils.benchmark's default: 1).
 
-    Each batch size is compiled (for that thread count) before it is timed. One thread is
-    torch.utils.benchmark's default: the numbers then measure the code, not the OS scheduler.
-    """
+    Each batch size is compiled, for that thread count, before it is timed."""
     torch.manual_seed(seed)
     model = TinyHead().eval()
     rows = []
@@ -26,11 +24,8 @@ def time_head(batches=(2, 64, 256), min_run_time=0.3, threads=1, seed=42):
                 x = torch.randn(n, 64)
                 compiled = torch.compile(model)
                 compiled(x)  # compile and warm up outside the timed region
-                medians = [
-                    benchmark.Timer("f(x)", globals={"f": f, "x": x}, num_threads=threads)
-                    .blocked_autorange(min_run_time=min_run_time).median * 1e6
-                    for f in (model, compiled)
-                ]
+                medians = [benchmark.Timer("f(x)", globals={"f": f, "x": x}, num_threads=threads)
+                           .blocked_autorange(min_run_time=min_run_time).median * 1e6 for f in (model, compiled)]
                 rows.append(Timing(n, *medians))
     finally:
         torch.set_num_threads(previous)

@@ -179,10 +179,13 @@ class _ArtifactCounter(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
         self.counts: Counter[str] = Counter()
+        self.messages: dict[str, list[str]] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
         if ".__" in record.name:
-            self.counts[record.name.rpartition(".__")[2]] += 1
+            artifact = record.name.rpartition(".__")[2]
+            self.counts[artifact] += 1
+            self.messages.setdefault(artifact, []).append(record.getMessage())
 
 
 @contextmanager
@@ -203,6 +206,16 @@ def _counting_artifacts(artifacts: tuple[str, ...]) -> Iterator[_ArtifactCounter
         for lg, handlers in zip(loggers, saved):
             lg.handlers = handlers
         torch._logging.set_logs()
+
+
+def artifact_messages(run: Callable[[], object], artifacts: tuple[str, ...]) -> dict[str, list[str]]:
+    """Call `run` with the `TORCH_LOGS` artifacts enabled; return each artifact's messages instead of printing them.
+
+    Torch writes these logs through the `logging` module (to stderr by default), not with `print`.
+    """
+    with _counting_artifacts(artifacts) as seen:
+        run()
+    return {a: seen.messages.get(a, []) for a in artifacts}
 
 
 CACHE_COUNTERS = ("fxgraph_cache_miss", "fxgraph_cache_hit", "autograd_cache_miss", "autograd_cache_hit")
