@@ -1,4 +1,4 @@
-"""Theory 03, distributed: what each pattern's two ranks observed, and how the launcher behaves."""
+"""Theory 04, distributed: what each pattern's two ranks observed, and how the launcher behaves."""
 
 import importlib.util
 import os
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hood.capture.collectives import LOOPBACK, RankFailure, launch_command, rank_env, render_ranks, run_ranks
+from hood.capture.collectives import (LOOPBACK, RankFailure, launch_command, rank_env, render_distinct_ranks,
+                                      render_ranks, run_ranks)
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +34,7 @@ def pp():
 def test_ddp_syncs_weights_then_averages_gradients_in_one_all_reduce(ddp):
     for rank in ddp:
         assert rank["weights differ across ranks before wrapping"] is True
-        assert rank["weights identical on every rank after wrapping"] is True
+        assert rank["weights equal rank 0's initial weights after wrapping"] is True
         assert rank["gloo calls while wrapping"] == {"gloo:all_gather": 1, "gloo:broadcast": 2}
         assert rank["gloo calls in forward + backward"] == {"gloo:all_reduce": 1}
         assert rank["parameters"] == 2  # two parameters, one all-reduce: one bucket
@@ -81,7 +82,8 @@ def test_pipeline_stages_send_and_receive_point_to_point(pp):
     assert first["stage"] == "Linear + ReLU" and first["parameter shapes"] == "(128, 64), (128,)"
     assert last["stage"] == "Linear" and last["parameter shapes"] == "(600, 128), (600,)"
     for rank in pp:
-        assert rank["step 2, gloo runs"] == {"gloo:recv": 2, "gloo:send": 2}
+        assert rank["step 2, gloo runs"] == {"gloo:recv": 2, "gloo:send": 2}  # point to point only: no collective
+        assert set(rank["step 1, gloo runs"]) == {"gloo:recv", "gloo:send"}
         step1 = rank["step 1, gloo runs"]
         assert step1["gloo:send"] - 2 == step1["gloo:recv"] - 2 == 3  # three more each way on the first step
         assert rank["gradients equal the unsplit model's within 1e-4"] is True
@@ -97,6 +99,33 @@ def test_the_seed_pipeline_api_is_gone():
 def test_render_ranks_is_rank_ordered():
     text = render_ranks([{"a": 1}, {"a": 2}])
     assert text.splitlines() == ["rank 0", "  a: 1", "rank 1", "  a: 2"]
+
+
+def test_render_distinct_ranks_prints_a_rank_equal_to_an_earlier_one_as_one_line():
+    assert render_ranks([{"a": 1}, {"a": 1}]).splitlines() == ["rank 0", "  a: 1", "rank 1", "  a: 1"]
+    text = render_distinct_ranks([{"a": 1}, {"a": 2}, {"a": 1}])
+    assert text.splitlines() == ["rank 0", "  a: 1", "rank 1", "  a: 2", "rank 2: identical to rank 0"]
+
+
+def test_every_pattern_but_the_pipeline_prints_rank_1_as_identical_to_rank_0(ddp, fsdp, tp, pp):
+    for results in (ddp, fsdp, tp):
+        assert results[0] == results[1]
+        assert render_distinct_ranks(results).splitlines()[-1] == "rank 1: identical to rank 0"
+    assert pp[0] != pp[1] and render_distinct_ranks(pp) == render_ranks(pp)  # the pipeline shows both ranks
+
+
+def test_this_build_has_no_nccl_and_the_default_backend_is_gloo_on_cpu_nccl_on_cuda():
+    import torch.distributed as dist
+
+    assert dist.is_nccl_available() is False and dist.is_gloo_available() is True
+    assert dist.Backend.default_device_backend_map["cpu"] == "gloo"
+    assert dist.Backend.default_device_backend_map["cuda"] == "nccl"
+
+
+def test_pipeline_stages_exchange_metadata_with_send_meta_and_recv_meta():
+    from torch.distributed.pipelining import PipelineStage
+
+    assert callable(PipelineStage._send_meta) and callable(PipelineStage._recv_meta)
 
 
 def test_runs_are_launched_with_torchrun_on_loopback():
@@ -126,7 +155,7 @@ def fails_on_rank_1():
 
 def sleeps():
     _note_pid()
-    time.sleep(60)
+    time.sleep(300)
     return {}
 
 
@@ -153,6 +182,7 @@ def test_a_failing_rank_stops_the_run_and_no_rank_outlives_it(tmp_path, monkeypa
 
 def test_a_run_past_its_timeout_is_killed(tmp_path, monkeypatch):
     monkeypatch.setenv("HOOD_TEST_PIDS", str(tmp_path))
-    with pytest.raises(RankFailure, match="timed out after 5 s"):
-        run_ranks("tests.test_distributed:sleeps", timeout=5)
+    # 30 s: long enough for torchrun to start both ranks on a busy machine, far shorter than their sleep
+    with pytest.raises(RankFailure, match="timed out after 30 s"):
+        run_ranks("tests.test_distributed:sleeps", timeout=30)
     assert _alive(tmp_path) == []

@@ -12,6 +12,8 @@ def test_first_look_records_addmm_backward(capsys):
     assert type(y.grad_fn).__name__ == "AddmmBackward0"
     assert f"torch: {torch.__version__}" in out
     assert "y.shape: (2, 600)" in out
+    assert "y.grad_fn: <AddmmBackward0 object at" in out
+    assert "next_functions: ['AccumulateGrad', 'AccumulateGrad', 'TBackward0']" in out
 
 
 def test_next_functions_lead_to_b_x_and_through_t_to_w():

@@ -1,9 +1,9 @@
 """What a rank can observe: the calls gloo ran (profiler), the collectives asked for (CommDebugMode), shards."""
 
 # --8<-- [start:body]
-import torch
-import torch.distributed as dist
-import torch.nn.functional as F
+from contextlib import contextmanager
+
+from torch.distributed.tensor.debug import CommDebugMode
 from torch.profiler import ProfilerActivity, profile
 
 
@@ -22,25 +22,23 @@ def comm_counts(comm_mode):
     return {str(op): n for op, n in sorted(comm_mode.get_comm_counts().items(), key=lambda kv: str(kv[0])) if n}
 
 
+@contextmanager
+def observing(region):
+    """Both observations of a region; the yielded dict is filled when the region ends."""
+    seen, comm_mode = {}, CommDebugMode()
+    with profiled() as prof, comm_mode:
+        yield seen
+    seen[f"{region} asks for"] = comm_counts(comm_mode)
+    seen[f"{region}, gloo runs"] = gloo_calls(prof)
+
+
 def describe(p):
     """A DTensor parameter: its placement, the shard this rank holds, the whole shape."""
     return f"{type(p).__name__} {p.placements}, local {tuple(p.to_local().shape)} of {tuple(p.shape)}"
 
 
-def local_batch(rank, rows=4, vocab=600):
-    """This rank's own inputs and targets (data parallelism: every rank sees different data)."""
-    gen = torch.Generator().manual_seed(100 + rank)
-    return torch.randn(rows, 64, generator=gen), torch.randint(0, vocab, (rows,), generator=gen)
-
-
-def mean_over_ranks(t):
-    """The mean of `t` across all ranks, computed by gathering every rank's copy."""
-    copies = [torch.zeros_like(t) for _ in range(dist.get_world_size())]
-    dist.all_gather(copies, t.contiguous())
-    return torch.stack(copies).mean(0)
-
-
-def loss_of(logits, targets):
-    """The training loss of the head: cross-entropy over the vocabulary."""
-    return F.cross_entropy(logits, targets)
+def describe_stage(stage):
+    """A pipeline stage: its layers and the shapes of the parameters this rank holds."""
+    return {"stage": " + ".join(type(m).__name__ for m in stage),
+            "parameter shapes": ", ".join(str(tuple(p.shape)) for p in stage.parameters())}
 # --8<-- [end:body]

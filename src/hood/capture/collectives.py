@@ -100,13 +100,25 @@ def _wait(proc: subprocess.Popen, timeout: float) -> str:
     return "" if code == 0 else f"torchrun exited with {code}: a rank failed"
 
 
+def _rank_lines(rank: int, result: dict) -> list[str]:
+    """One rank's result as lines: `rank N`, then one indented `key: value` line per entry."""
+    return [f"rank {rank}", *(f"  {key}: {value}" for key, value in result.items())]
+
+
 def render_ranks(results: list[dict]) -> str:
     """Each rank's result, in rank order, one `key: value` line per entry."""
+    return "\n".join(line for rank, result in enumerate(results) for line in _rank_lines(rank, result))
+
+
+def render_distinct_ranks(results: list[dict]) -> str:
+    """Like `render_ranks`, but a rank whose result equals an earlier rank's is one line.
+
+    That line, `rank N: identical to rank M`, comes from comparing the two results, not from assuming it.
+    """
     lines = []
     for rank, result in enumerate(results):
-        lines.append(f"rank {rank}")
-        for key, value in result.items():
-            lines.append(f"  {key}: {value}")
+        twin = next((earlier for earlier in range(rank) if results[earlier] == result), None)
+        lines.extend(_rank_lines(rank, result) if twin is None else [f"rank {rank}: identical to rank {twin}"])
     return "\n".join(lines)
 
 
