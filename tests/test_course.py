@@ -96,3 +96,14 @@ def test_a_lab_asks_before_each_collapsed_solution_and_has_acceptance_and_pitfal
             before = at  # right after another box: no task of its own
         task = [line for line in lines[before + 1:at] if line.strip() and not line.startswith((" ", "```"))]
         assert task, f"docs/{language}/{page}:{at + 1}: a solution with no task stated before it"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_shared_sections_have_one_title_in_each_language(language):
+    titles: dict[str, set[str]] = {}
+    for page in PAGES:
+        for line in page_lines(language, page):
+            match = re.match(r"^## (.*) \{#([\w-]+)\}\s*$", line)
+            if match and match[2] in {*ENDING, "acceptance", "pitfalls"}:
+                titles.setdefault(match[2], set()).add(match[1])
+    assert {key: value for key, value in titles.items() if len(value) > 1} == {}, language
