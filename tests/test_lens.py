@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
+
 from hood.engine import lens
 from hood.engine.blocks import expand_includes
-from tests.sitekit import build, mini_project
+from tests.sitekit import ROOT, build, mini_project
 
 PAGE = ('# Home\n\n```python exec="on" id="table" result="text"\n--8<-- "table.py"\n```\n\n'
         '```python exec="on" id="other" result="text"\nprint("same everywhere")\n```\n')
@@ -83,3 +87,22 @@ def test_a_release_page_counts_the_unchanged_blocks_and_explains_each_change(tmp
     assert "1 of 2 traced blocks print the same under torch 9.9.9+cu130 as under the pinned torch; 1 differ" in en
     assert "CUDA builds register a CUDA kernel too." in en and "A difference of the build (CUDA)." in en
     assert "1 de 2 bloques con traza imprimen lo mismo" in es and "registran también un kernel de CUDA" in es
+
+
+def test_the_committed_records_cover_the_release_before_and_after_the_pin():
+    releases = {r.release: r for r in lens.load(ROOT / "traces" / lens.LENS_DIR)}
+    assert {"2.12.1", "2.14.1"} <= set(releases)
+    for release in releases.values():
+        assert release.torch_version.startswith(release.release)
+        unexplained = [e.key for e in release.entries.values() if not e.matched and not release.notes.get(e.key)]
+        assert unexplained == [], release.release
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("prefix", ["", "es/"])
+def test_the_release_pages_and_the_boxes_under_outputs_are_on_the_site(site_build, prefix):
+    words = {"": ("traced blocks print the same under torch 2.14.1", "In torch 2.14.1 this prints…"),
+             "es/": ("bloques con traza imprimen lo mismo con torch 2.14.1", "En torch 2.14.1 esto imprime…")}[prefix]
+    page = site_build.page(f"{prefix}releases/2.14.1/index.html")
+    assert re.search(r"\d+ (of|de) \d+ " + re.escape(words[0]), page)
+    assert words[1] in site_build.page(f"{prefix}theory/03-compile/index.html")

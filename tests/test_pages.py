@@ -49,6 +49,7 @@ def test_the_nav_follows_the_study_order_each_theory_page_then_its_labs():
         "theory/01-dispatcher-and-aten.md", "labs/00-trace-the-dispatcher.md",
         "theory/02-autograd-and-custom-ops.md", "labs/01-autograd-by-hand.md", "labs/02-custom-op.md",
         "theory/03-compile.md", "theory/04-distributed.md", "labs/03-compile-and-survey.md",
+        "releases/2.14.1.md", "releases/2.12.1.md",
         "reference/reading-outputs.md", "reference/build.md", "reference/glossary.md", "reference/api.md",
         "reference/api/capture.md", "reference/api/engine.md",
     ]

@@ -39,10 +39,15 @@ def lens_python(torch_version: str, python: Path | None = None) -> Path:
     return python
 
 
-def record(python: Path) -> int:
-    """Build the site with `python` in lens mode; the plugin writes the records. Returns the build's exit code."""
+def record(python: Path, torch_version: str) -> int:
+    """Build the site with `python` in lens mode; the plugin writes the records. Returns the build's exit code.
+
+    C++ extensions a block compiles go to a folder of that release: torch names its default folder after the
+    Python and CUDA versions only, so two CUDA releases would load each other's libraries.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOOD_")}
     env.update(NO_MKDOCS_2_WARNING="1", HOOD_LENS="on", HOOD_CACHE="off",
+               TORCH_EXTENSIONS_DIR=str(ROOT / ".cache" / "lens" / f"extensions-{torch_version}"),
                PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]))
     with tempfile.TemporaryDirectory(prefix="hood-lens-") as site:
         return subprocess.run([str(python), "-m", "mkdocs", "build", "-f", str(ROOT / "mkdocs.yml"), "-d", site],
@@ -55,7 +60,7 @@ def main() -> int:
     parser.add_argument("torch", help="a torch release the package index offers, e.g. 2.14.1")
     parser.add_argument("--python", type=Path, help="an existing virtualenv's Python with that torch and the pins")
     args = parser.parse_args()
-    return record(lens_python(args.torch, args.python))
+    return record(lens_python(args.torch, args.python), args.torch)
 
 
 if __name__ == "__main__":

@@ -347,10 +347,10 @@ def format_python(*, state: BuildState, **options) -> Markup:
 
 SETUP_ID = "setup"
 SETUP_FILE = "setup.py"
-SETUP_LINK = {"en": "Download {file} ({lines} lines): paste it into a fresh Python with torch {torch}, or run it "
-                    "with <code>python -i {name}</code>, then any block of this page.",
-              "es": "Descarga {file} ({lines} líneas): pégalo en un Python nuevo con torch {torch}, o ejecútalo con "
-                    "<code>python -i {name}</code>, y después cualquier bloque de esta página."}
+SETUP_LINK = {"en": "Download {file} ({lines} lines): the code the blocks of this page run first, to read, or to run "
+                    "with <code>python -i {name}</code> in a Python with torch {torch}.",
+              "es": "Descarga {file} ({lines} líneas): el código que los bloques de esta página ejecutan primero, para "
+                    "leerlo o para ejecutarlo con <code>python -i {name}</code> en un Python con torch {torch}."}
 """A setup block's source is offered as a file next to its page instead of a long highlighted box: it holds the
 plumbing (capture modules included whole), which a reader runs rather than reads."""
 
@@ -426,7 +426,7 @@ def _compare_with_trace(state: BuildState, path: Path, block_id: str, code: str,
         entry = release.entries.get(f"{state.page}#{block_id}")
         if entry is None or entry.matched or entry.code_hash != lens.code_hash(code):
             continue  # the same output, or a stale record (reported once, never shown)
-        boxes.append(lens_box(release.release, release.torch_version, origin=entry.origin, error=entry.error,
+        boxes.append(lens_box(release.release, release.torch_version, origin=release.origin(entry), error=entry.error,
                               diff=lens.diff(check.expected or "", entry.output, release.release),
                               language=state.language))
     return "".join(boxes)
@@ -441,14 +441,13 @@ def _release_page(state: BuildState, marker) -> str:
         state.report.add(Problem(state.page, "*", "lens stale", f"no lens records of torch {wanted} in "
                                  f"{state.rel(folder)}: run `{lens.COMMAND.format(version=wanted)}`"))
         return ""
-    notes = lens.load_notes(folder, wanted)
     unexplained = [e.key for e in release.entries.values() if not e.matched
-                   and not notes.get(e.key, {}).get(state.language)]
+                   and not release.notes.get(e.key, {}).get(state.language)]
     if unexplained:
         state.report.add(Problem(state.page, "*", "lens unexplained",
                                  f"say in {state.language} what changed in torch for {', '.join(unexplained)}, in "
                                  f"{state.rel(folder / lens.NOTES.format(release=wanted))}"))
-    return lens.release_page(release, state.settings.traces_dir, notes, state.language)
+    return lens.release_page(release, state.settings.traces_dir, state.language)
 
 
 def _check_lens_hashes(state: BuildState, block_id: str, code: str) -> None:

@@ -81,11 +81,16 @@ def diff(expected: str, actual: str, release: str) -> str:
 
 @dataclass
 class Release:
-    """The records of one release."""
+    """The records of one release, and the maintainers' notes on them (`NOTES`)."""
 
     release: str
     torch_version: str
     entries: dict[str, LensEntry]
+    notes: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def origin(self, entry: LensEntry) -> str:
+        """Where a difference comes from: the note's `origin` when a maintainer set one, else the recorded guess."""
+        return self.notes.get(entry.key, {}).get("origin") or entry.origin
 
 
 def write(folder: Path, torch_version: str, entries: list[LensEntry]) -> Path:
@@ -120,7 +125,8 @@ def load(folder: Path) -> list[Release]:
             output = output_file.read_text(encoding="utf-8") if output_file.is_file() else ""
             entry = LensEntry(**record, output=output)
             entries[entry.key] = entry
-        releases.append(Release(manifest_file.parent.name, data["torch"], entries))
+        name = manifest_file.parent.name
+        releases.append(Release(name, data["torch"], entries, load_notes(folder, name)))
     return sorted(releases, key=lambda r: tuple(int(p) for p in re.findall(r"\d+", r.release)))
 
 
@@ -141,9 +147,10 @@ _PAGE_WORDS = {
 }
 
 
-def release_page(release: Release, traces_dir: Path, notes: dict[str, dict[str, str]], language: str) -> str:
+def release_page(release: Release, traces_dir: Path, language: str) -> str:
     """The Markdown of a release page: the count of blocks that did not change, then each one that did, with the
-    sentence of `notes` that explains it and its diff from the pinned trace."""
+    sentence of the release's notes that explains it and its diff from the pinned trace."""
+    notes = release.notes
     words = _PAGE_WORDS.get(language, _PAGE_WORDS["en"])
     entries = sorted(release.entries.values(), key=lambda e: e.key)
     differ = [e for e in entries if not e.matched]
@@ -152,7 +159,8 @@ def release_page(release: Release, traces_dir: Path, notes: dict[str, dict[str, 
                                    differ=len(differ) - raising, raise_=raising), ""]
     for entry in differ:
         lines += [f"### `{entry.key}`", "", f"[{entry.page}](../{entry.page}). "
-                  + words["origin_" + (entry.origin or "release")] + " " + notes.get(entry.key, {}).get(language, ""),
+                  + words["origin_" + (release.origin(entry) or "release")] + " "
+                  + notes.get(entry.key, {}).get(language, ""),
                   ""]
         if entry.error:
             lines += [words["raises"].format(release=release.release), "", "```text", entry.error, "```", ""]
