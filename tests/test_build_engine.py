@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
@@ -81,10 +82,12 @@ def test_two_cold_builds_write_byte_identical_traces(tmp_path, site_build):
     (`site_build`, a cold check build, compared every fresh output with them already; this one rewrites them.)
     """
     project = copy_project(tmp_path / "again")
+    shutil.rmtree(project / "traces" / "lens")  # what other releases print: not written by a build of this one
     for trace in (project / "traces").rglob("*.txt"):
         trace.unlink()
     assert build(project, mode="bless").returncode == 0
-    committed = sorted(p.relative_to(ROOT / "traces") for p in (ROOT / "traces").rglob("*.txt"))
+    committed = sorted(p.relative_to(ROOT / "traces") for p in (ROOT / "traces").rglob("*.txt")
+                       if "lens" not in p.relative_to(ROOT / "traces").parts)
     rewritten = sorted(p.relative_to(project / "traces") for p in (project / "traces").rglob("*.txt"))
     assert committed and committed == rewritten
     for rel in committed:

@@ -1,5 +1,6 @@
 """Theory 04, distributed: what each pattern's two ranks observed, and how the launcher behaves."""
 
+import atexit
 import importlib.util
 import os
 import time
@@ -159,6 +160,18 @@ def sleeps():
     return {}
 
 
+def aborts_at_exit():
+    """Returns its result, then dies as a rank can while gloo or profiler threads shut down."""
+    atexit.register(os.abort)
+    return {"rank": int(os.environ["RANK"])}
+
+
+def hangs_at_exit():
+    """Returns its result, then never exits."""
+    atexit.register(time.sleep, 600)
+    return {"rank": int(os.environ["RANK"])}
+
+
 def _alive(pids_dir: Path) -> list[int]:
     pids = [int(p.read_text()) for p in pids_dir.iterdir()]
     assert len(pids) == 2
@@ -186,3 +199,8 @@ def test_a_run_past_its_timeout_is_killed(tmp_path, monkeypatch):
     with pytest.raises(RankFailure, match="timed out after 30 s"):
         run_ranks("tests.test_distributed:sleeps", timeout=30)
     assert _alive(tmp_path) == []
+
+
+@pytest.mark.parametrize("target", ["aborts_at_exit", "hangs_at_exit"])
+def test_results_written_by_every_rank_stand_when_the_ranks_then_fail_to_exit(target):
+    assert run_ranks(f"tests.test_distributed:{target}", timeout=600) == [{"rank": 0}, {"rank": 1}]

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 LOOPBACK = "127.0.0.1"
@@ -62,6 +63,8 @@ def run_ranks(target: str, world_size: int = 2, timeout: float = 120.0) -> list[
     The function initialises its own process group (`init_process_group("gloo")` reads the environment torchrun
     gives each rank) and returns a JSON-serialisable dict. If a rank fails, torchrun stops the others; if the
     run outlives `timeout` seconds, every process is killed. Either way `RankFailure` is raised with the output.
+    Once every rank has written its result, the run is over: a launcher that then hangs or dies while the ranks
+    shut down (gloo and profiler threads at exit) is stopped, and the results stand.
     """
     with tempfile.TemporaryDirectory(prefix="hood-ranks-") as tmp:
         out = Path(tmp)
@@ -70,7 +73,7 @@ def run_ranks(target: str, world_size: int = 2, timeout: float = 120.0) -> list[
                 launch_command(target, out, world_size, _free_port()), env=rank_env(_import_roots(target)),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
-            problem = _wait(proc, timeout)
+            problem = _wait(proc, timeout, lambda: all((out / f"rank{r}.json").exists() for r in range(world_size)))
         if problem:
             tail = (out / "launcher.log").read_text(errors="replace")[-6000:]
             raise RankFailure(f"{target}: {problem}\n{tail}")
@@ -81,23 +84,33 @@ GRACE = 20.0
 """Seconds torchrun gets to stop its ranks after a SIGTERM, before the launcher's process group is killed."""
 
 
-def _wait(proc: subprocess.Popen, timeout: float) -> str:
-    """Wait for the launcher; at the deadline, stop it and its ranks. Returns "" or what went wrong.
+def _wait(proc: subprocess.Popen, timeout: float, results_written) -> str:
+    """Wait for the launcher until it exits, or `results_written()` has held for `GRACE` seconds, or the deadline.
 
-    torchrun starts each rank in a session of its own, so killing torchrun's process group would leave the ranks
-    running: a SIGTERM asks torchrun to stop them first.
+    Returns "" or what went wrong. torchrun starts each rank in a session of its own, so killing torchrun's process
+    group would leave the ranks running: a SIGTERM asks torchrun to stop them first.
     """
+    deadline, written_at = time.monotonic() + timeout, None
+    while (code := proc.poll()) is None:
+        if results_written():
+            written_at = written_at or time.monotonic()
+            if time.monotonic() - written_at > GRACE:
+                _stop(proc)
+                return ""
+        elif time.monotonic() > deadline:
+            _stop(proc)
+            return f"timed out after {timeout:.0f} s"
+        time.sleep(0.1)
+    return "" if code == 0 or results_written() else f"torchrun exited with {code}: a rank failed"
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGTERM)
     try:
-        code = proc.wait(timeout=timeout)
+        proc.wait(timeout=GRACE)
     except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=GRACE)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        return f"timed out after {timeout:.0f} s"
-    return "" if code == 0 else f"torchrun exited with {code}: a rank failed"
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def _rank_lines(rank: int, result: dict) -> list[str]:
@@ -126,7 +139,9 @@ def _rank_main(target: str, out: str) -> None:
     module_name, _, function = target.partition(":")
     result = getattr(importlib.import_module(module_name), function)()
     rank = int(os.environ["RANK"])
-    (Path(out) / f"rank{rank}.json").write_text(json.dumps(result))
+    partial = Path(out) / f".rank{rank}.json"
+    partial.write_text(json.dumps(result))
+    partial.replace(Path(out) / f"rank{rank}.json")  # whole or absent: the launcher polls for it
 
 
 if __name__ == "__main__":
