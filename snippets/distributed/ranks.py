@@ -3,6 +3,7 @@
 from hood.capture.common import all_within
 
 # --8<-- [start:body]
+import atexit
 from contextlib import contextmanager
 
 import torch
@@ -11,12 +12,14 @@ import torch.distributed as dist
 
 @contextmanager
 def process_group():
-    """Join the gloo process group torchrun describes in the environment; yields (rank, world size)."""
+    """Join the gloo process group torchrun describes in the environment; yields (rank, world size).
+
+    The group is left when the process exits, not at the end of the block: the DDP or FSDP objects the block
+    made are freed only when the function returns, and destroying the group under them can hang the rank.
+    """
     dist.init_process_group("gloo")
-    try:
-        yield dist.get_rank(), dist.get_world_size()
-    finally:
-        dist.destroy_process_group()
+    atexit.register(dist.destroy_process_group)
+    yield dist.get_rank(), dist.get_world_size()
 
 
 def gathered(t):

@@ -57,6 +57,11 @@ def rank_env(import_roots: list[str]) -> dict[str, str]:
     return env
 
 
+TRIES = 2
+"""How many times a run is tried: gloo on a busy two-core machine now and then aborts a rank
+("terminate called without an active exception") or stalls; a run fails only if every try does."""
+
+
 def run_ranks(target: str, world_size: int = 2, timeout: float = 120.0) -> list[dict]:
     """Run `target` ("package.module:function") on `world_size` ranks with torchrun; return results by rank.
 
@@ -64,8 +69,18 @@ def run_ranks(target: str, world_size: int = 2, timeout: float = 120.0) -> list[
     gives each rank) and returns a JSON-serialisable dict. If a rank fails, torchrun stops the others; if the
     run outlives `timeout` seconds, every process is killed. Either way `RankFailure` is raised with the output.
     Once every rank has written its result, the run is over: a launcher that then hangs or dies while the ranks
-    shut down (gloo and profiler threads at exit) is stopped, and the results stand.
+    shut down (gloo and profiler threads at exit) is stopped, and the results stand. A failed run is tried again,
+    `TRIES` times in all, before `RankFailure` is raised with the last try's output.
     """
+    for _ in range(TRIES - 1):
+        try:
+            return _run_once(target, world_size, timeout)
+        except RankFailure:
+            pass  # the next try starts afresh: new port, new output folder
+    return _run_once(target, world_size, timeout)
+
+
+def _run_once(target: str, world_size: int, timeout: float) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="hood-ranks-") as tmp:
         out = Path(tmp)
         with open(out / "launcher.log", "w") as log:
