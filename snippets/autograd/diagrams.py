@@ -1,7 +1,8 @@
 """Draw real autograd graphs (the running example's and the MLP's) as SVG at build time."""
 
-from hood.capture.autograd import autograd_graph, graph_svg
+from hood.capture.autograd import autograd_graph, graph_svg, render_graph
 from hood.capture.common import words
+from hood.capture.figure import figure
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.running_example import running_example
 
@@ -13,8 +14,8 @@ def draw_linear_graph():
     """The graph of `F.linear(x, W, b)`."""
     x, W, b = running_example()
     graph = autograd_graph(F.linear(x, W, b), {"x": x, "W": W, "b": b})
-    print(graph_svg(graph, words(en="Autograd graph of F.linear(x, W, b)",
-                                 es="Grafo de autograd de F.linear(x, W, b)")))
+    print(figure(graph_svg(graph, words(en="Autograd graph of F.linear(x, W, b)",
+                                        es="Grafo de autograd de F.linear(x, W, b)")), render_graph(graph)))
     return graph
 
 

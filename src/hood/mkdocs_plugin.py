@@ -26,6 +26,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from hood import compat, glossary, search
 from hood.maths import MathsError, render_maths
 from hood.capture.common import localize
+from hood.capture.figure import without_data
 from hood.engine import lens, normalize, runtime, translations
 from hood.engine.blocks import included_files, missing_includes
 from hood.engine.cache import write_atomically
@@ -334,6 +335,7 @@ def format_python(*, state: BuildState, **options) -> Markup:
     markdown-exec renders the block's source, which would otherwise carry it into the source fence. A drifted
     output is followed by a danger box in lenient builds, in the page's language. Phrases printed with
     `hood.capture.common.words` are shown in the page's language (the output itself, and its trace, hold all).
+    A figure's data, which its trace keeps, is left off the page (`hood.capture.figure.without_data`).
     """
     extra = dict(options.pop("extra", {}))
     traced = extra.pop("trace", "on") != "off"
@@ -342,7 +344,7 @@ def format_python(*, state: BuildState, **options) -> Markup:
     offered = options.get("id") == SETUP_ID and options.pop("source", None) is not None
     rendered = markdown_exec.base_format(language="python", run=run, extra=extra, **options)
     head = _offer_as_file(state, options["code"]) if offered else ""
-    return Markup(head + localize(str(rendered), state.language) + "".join(boxes))
+    return Markup(head + localize(without_data(str(rendered)), state.language) + "".join(boxes))
 
 
 SETUP_ID = "setup"

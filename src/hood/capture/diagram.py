@@ -1,16 +1,16 @@
-"""Diagrams drawn at build time from real data, as inline SVG: no script, no CDN, same offline.
+"""Diagrams of small graphs drawn at build time from real data, as inline SVG: no script, no CDN, same offline.
 
 Labels and titles may hold `words` markers: each box is as wide as the label's longest language. A page includes
-`hood/capture/common.py:body` first, then this module's body.
+`hood/capture/common.py:body` and `hood/capture/figure.py:body` first, then this module's body.
 """
 
 from hood.capture.common import widest
+from hood.capture.figure import arrow, box, drawing, text
 
 # --8<-- [start:body]
 from dataclasses import dataclass
-from html import escape
 
-BOX_W, BOX_H, GAP_X, GAP_Y, CHAR_W = 190, 44, 28, 46, 7.2
+BOX_W, BOX_H, GAP_X, GAP_Y, CHAR_W = 150, 44, 24, 40, 8.5
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,14 @@ def _layers(nodes: list[Node], edges: list[tuple[str, str]]) -> list[list[Node]]
     return layers
 
 
-def layered_svg(nodes: list[Node], edges: list[tuple[str, str]], title: str) -> str:
-    """A top-to-bottom layered drawing of a small DAG; edges are (from id, to id)."""
+def layered_svg(nodes: list[Node], edges: list[tuple[str, str]], title: str, *,
+                badges: dict[str, str] | None = None, classes: dict[str, str] | None = None) -> str:
+    """A top-to-bottom layered drawing of a small DAG; edges are (from id, to id).
+
+    `badges` puts a short mark (a step number) on a node's corner; `classes` gives a node a colour class
+    (`accent`, `muted`, `c1`…`c5`, see `hood.capture.figure`).
+    """
+    badges, classes = badges or {}, classes or {}
     layers = _layers(nodes, edges)
     most = max((len(layer) for layer in layers), default=1)
     box_w = max([BOX_W, *(CHAR_W * max(widest(n.label), widest(n.detail)) + 20 for n in nodes)])
@@ -47,26 +53,15 @@ def layered_svg(nodes: list[Node], edges: list[tuple[str, str]], title: str) -> 
         for col, node in enumerate(layer):
             x, y = offset + col * (box_w + GAP_X), GAP_Y / 2 + row * (BOX_H + GAP_Y)
             where[node.id] = (x, y)
-            text_y = y + (17 if node.detail else 27)
-            parts.append(
-                f'<g class="node"><rect x="{x:.0f}" y="{y:.0f}" width="{box_w:.0f}" height="{BOX_H}" rx="6"/>'
-                f'<text x="{x + box_w / 2:.0f}" y="{text_y:.0f}" class="label">{escape(node.label)}</text>'
-                + (f'<text x="{x + box_w / 2:.0f}" y="{y + 34:.0f}" class="detail">{escape(node.detail)}</text>'
-                   if node.detail else "")
-                + "</g>"
-            )
+            parts.append(f'<g class="node {classes.get(node.id, "")}">' + box(x, y, box_w, BOX_H)
+                         + text(x + box_w / 2, y + (18 if node.detail else 27), node.label)
+                         + (text(x + box_w / 2, y + 36, node.detail, "detail") if node.detail else ""))
+            if node.id in badges:
+                parts.append(f'<circle cx="{x:.0f}" cy="{y:.0f}" r="11" class="badge"/>'
+                             + text(x, y + 4.5, badges[node.id], "badge-text"))
+            parts.append("</g>")
     for src, dst in edges:
         (x1, y1), (x2, y2) = where[src], where[dst]
-        parts.append(
-            f'<line x1="{x1 + box_w / 2:.0f}" y1="{y1 + BOX_H:.0f}" x2="{x2 + box_w / 2:.0f}" y2="{y2 - 2:.0f}" '
-            'marker-end="url(#arrow)"/>'
-        )
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="hood-diagram" viewBox="0 0 {width:.0f} {height:.0f}" '
-        f'width="{width:.0f}" role="img" aria-label="{escape(title)}"><title>{escape(title)}</title>'
-        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-        'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z"/></marker></defs>'
-        + "".join(parts)
-        + "</svg>"
-    )
+        parts.append(arrow(x1 + box_w / 2, y1 + BOX_H, x2 + box_w / 2, y2 - 2))
+    return drawing(width, height, title, "".join(parts))
 # --8<-- [end:body]

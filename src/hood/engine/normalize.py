@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hood.capture.figure import figure_data
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -93,7 +95,11 @@ def normalise_profiler_table(text: str) -> str:
 
 
 def normalise(text: str, root: str | None = None) -> str:
-    """Apply the profiler-table rewrite, then every rule of `RULES`; `root` (the project path) becomes `<repo>`."""
+    """Keep each figure's data only, apply the profiler-table rewrite, then every rule of `RULES`.
+
+    `root` (the project path) becomes `<repo>`.
+    """
+    text = figure_data(text)
     if root:
         text = text.replace(root.rstrip("/"), "<repo>")
     text = RULES[0].apply(text)

@@ -1,0 +1,75 @@
+"""Figures on a page: a drawing in a box of its own, its caption, and the data it was drawn from.
+
+A block that draws prints `figure(drawing, data, caption)`. The reader sees the drawing: it shrinks with the
+column down to `MIN_SCALE` of its size, then scrolls inside its own box, never the page. The trace keeps the
+data only (`hood.engine.normalize`), so a figure drifts when what it shows changes, not when its drawing does;
+the page does not carry the data (`without_data`).
+
+Drawings are inline SVG, no script. Colours are CSS classes (`docs/assets/hood.css`), so a figure follows the
+light and dark themes: `c1`…`c5` fill a box with one of five series colours, `accent` and `muted` mark what the
+caption points at and what it does not. Words in a drawing are `words(en=..., es=...)` markers; the page shows
+its own language. Helpers: `drawing` (the SVG root), `box`, `text`, `arrow`.
+"""
+
+# --8<-- [start:body]
+from html import escape
+
+MIN_SCALE = 0.8
+"""How far a drawing shrinks to fit its column before its box scrolls instead (text stays readable)."""
+
+ARROW_DEFS = ('<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+              'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z"/></marker></defs>')
+
+
+def drawing(width: float, height: float, title: str, body: str, css_class: str = "hood-diagram") -> str:
+    """The SVG root of a drawing: its natural size, its accessible name (`title`) and its content."""
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="{css_class}" viewBox="0 0 {width:.0f} {height:.0f}" '
+        f'width="{width:.0f}" style="--natural-width:{width * MIN_SCALE:.0f}px" role="img" '
+        f'aria-label="{escape(title)}"><title>{escape(title)}</title>{ARROW_DEFS}{body}</svg>'
+    )
+
+
+def box(x: float, y: float, w: float, h: float, css_class: str = "", tip: str = "") -> str:
+    """A rounded rectangle; `tip` is shown when the pointer rests on it."""
+    cls = f' class="{css_class}"' if css_class else ""
+    inner = f"<title>{escape(tip)}</title>" if tip else ""
+    return f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="4"{cls}>{inner}</rect>'
+
+
+def text(x: float, y: float, content: str, css_class: str = "label", anchor: str = "middle") -> str:
+    """One line of text; `anchor` is `start`, `middle` or `end`."""
+    return f'<text x="{x:.1f}" y="{y:.1f}" class="{css_class}" text-anchor="{anchor}">{escape(content)}</text>'
+
+
+def arrow(x1: float, y1: float, x2: float, y2: float, css_class: str = "") -> str:
+    """A straight arrow from (x1, y1) to (x2, y2)."""
+    cls = f' class="{css_class}"' if css_class else ""
+    return f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"{cls} marker-end="url(#arrow)"/>'
+
+
+DATA_OPEN, DATA_CLOSE = "<!--hood-figure-data\n", "\n-->"
+
+
+def figure(svg: str, data: str, caption: str = "") -> str:
+    """A drawing as a page shows it, with its caption; `data` (plain text: the values drawn) is what its trace keeps."""
+    safe = data.replace("--", "- -")  # an HTML comment cannot hold "--"
+    return (f'<figure class="hood-figure"><div class="hood-figure-box">{svg}</div>'
+            + (f"<figcaption>{escape(caption)}</figcaption>" if caption else "")
+            + f"{DATA_OPEN}{safe}{DATA_CLOSE}</figure>")
+# --8<-- [end:body]
+
+import re  # noqa: E402  (below: what the build uses, not what a page's setup block needs)
+
+_FIGURE = re.compile(r'<figure class="hood-figure">.*?' + re.escape(DATA_OPEN) + r"(.*?)" + re.escape(DATA_CLOSE)
+                     + "</figure>", re.DOTALL)
+
+
+def figure_data(output: str) -> str:
+    """`output` with each figure replaced by the data it was drawn from: what a trace keeps."""
+    return _FIGURE.sub(lambda m: "[figure]\n" + m.group(1), output)
+
+
+def without_data(html: str) -> str:
+    """`html` with the data comments of its figures removed: what a page carries."""
+    return re.sub(re.escape(DATA_OPEN) + r".*?" + re.escape(DATA_CLOSE), "", html, flags=re.DOTALL)
