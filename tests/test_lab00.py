@@ -54,6 +54,7 @@ def test_part_e_profiler_rows_and_shapes():
     rows = quiet(parts.part_e_profile)
     by_name = {(r.name, r.shapes): r for r in rows}
     assert ("aten::linear", "[[2, 64], [600, 64], [600]]") in by_name
+    assert ("aten::addmm", "[[600], [2, 64], [64, 600], [], []]") in by_name  # the addmm linear calls
     assert ("AddmmBackward0", "[[2, 600]]") in by_name
     assert {("aten::mm", "[[2, 600], [600, 64]]"), ("aten::mm", "[[600, 2], [2, 64]]")} <= set(by_name)
 
