@@ -72,7 +72,7 @@ def test_stretch_goals():
 def test_interpretation_follows_from_the_outputs():
     results = [quiet(p) for p in (parts.part_a_baseline, parts.part_b_key_sets, parts.part_c_linear_ops,
                                   parts.part_d_addmm_directly, parts.part_e_profile)]
-    text = parts.interpretation(*results)
+    text = localize(parts.interpretation(*results), "en")
     assert "decomposed above the Python key into `aten::t`, `aten::addmm`" in text
     assert "logged 2 ops" in text and "as many as" in text and "identical" in text
     assert "records `AddmmBackward0`" in text
@@ -162,11 +162,11 @@ def test_the_lab_writes_its_deliverables(tmp_path):
 
 
 def test_the_english_report_keeps_the_pages_interpretation(tmp_path):
-    """The page prints `interpretation(...)` (block `report`); the English report has that very paragraph."""
+    """The page prints `interpretation(...)` (block `report`); the English report has its English paragraph."""
     results = [quiet(p) for p in (parts.part_a_baseline, parts.part_b_key_sets, parts.part_c_linear_ops,
                                   parts.part_d_addmm_directly, parts.part_e_profile)]
     quiet(run.main, ["--out", str(tmp_path)])
-    assert parts.interpretation(*results) in (tmp_path / "REPORT.md").read_text()
+    assert localize(parts.interpretation(*results), "en") in (tmp_path / "REPORT.md").read_text()
 
 
 def test_the_lab_writes_its_report_in_spanish(tmp_path):

@@ -1,5 +1,6 @@
 """Lab 00: trace the dispatcher on F.linear(x, W, b) — parts A to F and the stretch goals."""
 
+from hood.capture.common import words
 from hood.capture.keys import key_view, render_key_views
 from hood.capture.ops import OpLog, render_calls
 from hood.capture.profile import op_rows
@@ -85,9 +86,9 @@ def findings(y, views, linear_calls, addmm_calls, rows) -> dict:
 
 
 def interpretation(y, views, linear_calls, addmm_calls, rows) -> str:
-    """The report's paragraph, written from the outputs of parts A to E (not from expectations)."""
+    """The report's paragraph in every language, written from the outputs of parts A to E (not from expectations)."""
     found = findings(y, views, linear_calls, addmm_calls, rows)
-    return (
+    english = (
         f"`linear(x, W, b)` never reached the dispatch mode as `aten::linear`: it is a CompositeImplicitAutograd "
         f"kernel and decomposed above the Python key into {found['linear_ops']}. "
         f"Calling `addmm(b, x, W.T)` directly logged {found['logged']} ops ({found['addmm_ops']}), "
@@ -98,6 +99,19 @@ def interpretation(y, views, linear_calls, addmm_calls, rows) -> str:
         f"The profiler shows the forward `aten::linear` with input shapes {found['forward']} and the backward "
         f"`AddmmBackward0` with {found['backward']}."
     )
+    spanish = (
+        f"`linear(x, W, b)` nunca llegó al modo de dispatch como `aten::linear`: es un kernel "
+        f"CompositeImplicitAutograd y se descompuso por encima de la clave `Python` en {found['linear_ops']}. "
+        f"Al llamar directamente a `addmm(b, x, W.T)`, el log recogió {found['logged']} operadores "
+        f"({found['addmm_ops']}), {'tantos como' if found['as_many'] else 'no tantos como'} con `linear`: "
+        f"`W.T` también es un operador. Los conjuntos de claves del tensor fueron "
+        f"{'idénticos' if found['same_keys'] else 'distintos'} con y sin `requires_grad`, en float16 y bajo "
+        f"`no_grad`; la clave de autograd `AutogradCPU` está por encima de `CPU` y actúa primero, graba "
+        f"`{found['node']}` y después vuelve a despachar la llamada hacia el kernel de CPU. El profiler muestra el "
+        f"forward `aten::linear` con formas de entrada {found['forward']} y el backward `AddmmBackward0` con "
+        f"{found['backward']}."
+    )
+    return words(en=english, es=spanish)
 
 
 def stretch_fp16():

@@ -26,24 +26,6 @@ SECTIONS = [
 ]
 
 
-def interpretation(results) -> str:
-    """The interpretation paragraph in every language; the English one is the page's (`parts.interpretation`)."""
-    found = parts.findings(*results)
-    spanish = (
-        f"`linear(x, W, b)` nunca llegó al modo de dispatch como `aten::linear`: es un kernel "
-        f"CompositeImplicitAutograd y se descompuso por encima de la clave `Python` en {found['linear_ops']}. "
-        f"Al llamar directamente a `addmm(b, x, W.T)`, el log recogió {found['logged']} operadores "
-        f"({found['addmm_ops']}), {'tantos como' if found['as_many'] else 'no tantos como'} con `linear`: "
-        f"`W.T` también es un operador. Los conjuntos de claves del tensor fueron "
-        f"{'idénticos' if found['same_keys'] else 'distintos'} con y sin `requires_grad`, en float16 y bajo "
-        f"`no_grad`; la clave de autograd `AutogradCPU` está por encima de `CPU` y actúa primero, graba "
-        f"`{found['node']}` y después vuelve a despachar la llamada hacia el kernel de CPU. El profiler muestra el "
-        f"forward `aten::linear` con formas de entrada {found['forward']} y el backward `AddmmBackward0` con "
-        f"{found['backward']}."
-    )
-    return words(en=parts.interpretation(*results), es=spanish)
-
-
 def report() -> dict[str, str]:
     """Run parts A to E; return the lab's files (trace.log, REPORT.md) as text, REPORT.md in every language."""
     results, lines = [], [words(en="# Lab 00 report: the dispatcher on linear(x, W, b)",
@@ -54,7 +36,7 @@ def report() -> dict[str, str]:
         result, output = printed(part)
         results.append(result)
         lines.append(section(title, output))
-    lines += [words(en="## Interpretation", es="## Interpretación"), "", interpretation(results), ""]
+    lines += [words(en="## Interpretation", es="## Interpretación"), "", parts.interpretation(*results), ""]
     return {"trace.log": render_calls(results[2]) + "\n", "REPORT.md": "\n".join(lines)}
 
 
