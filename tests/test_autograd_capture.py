@@ -6,8 +6,9 @@ import torch
 
 from hood.capture.common import localize
 from hood.capture.autograd import (
-    AutogradGraph, GraphNode, autograd_graph, call_key_set, graph_svg, key_names,
-    ready_order_is_by_sequence_nr, render_graph, render_key_changes, saved_values, tls_keys, walk,
+    AutogradGraph, GraphNode, autograd_graph, call_key_set, creation_order, graph_svg, key_names,
+    ready_order_is_by_sequence_nr, render_graph, render_key_changes, saved_values, tls_keys, tree_rows, tree_text,
+    walk,
 )
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -72,9 +73,50 @@ def test_graph_svg_draws_every_node_with_its_saved_tensors():
     root = ET.fromstring(localize(graph_svg(graph, "small"), "en"))
     labels = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "label"]
     details = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "detail"]
-    assert sorted(labels) == sorted(graph.labels())
-    assert "other is b, self (3,)" in details  # saved values in name order
-    assert len(list(root.iter(f"{SVG}line"))) == len(graph.edges)
+    assert labels == [node.label for node, _ in tree_rows(graph)]  # one row per node, in the tree's order
+    assert details == ["other is b", "self (3,)", "result (3,)"]  # one line per saved tensor, in name order
+    arrows = [p for p in root.iter(f"{SVG}path") if p.get("marker-end")]
+    assert len(arrows) == len(graph.edges)
+    spanish = ET.fromstring(localize(graph_svg(graph, "small"), "es"))
+    assert "other es b" in [t.text for t in spanish.iter(f"{SVG}text")]
+
+
+def test_graph_svg_marks_and_colours_boxes_by_label():
+    a, b, out = small_graph()
+    graph = autograd_graph(out, {"a": a, "b": b})
+    svg = graph_svg(graph, "small", details={}, badges={"MulBackward0": "2"}, classes={"ExpBackward0": "accent"})
+    root = ET.fromstring(svg)
+    assert [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "badge-text"] == ["2"]
+    assert [g.get("class") for g in root.iter(f"{SVG}g") if "accent" in g.get("class")] == ["node accent"]
+    assert not [t for t in root.iter(f"{SVG}text") if t.get("class") == "detail"]
+
+
+def test_tree_rows_go_depth_first_in_argument_order():
+    a, b, out = small_graph()
+    graph = autograd_graph(out, {"a": a, "b": b})
+    rows = [(node.label, depth) for node, depth in tree_rows(graph)]
+    assert rows == [("SumBackward0", 0), ("MulBackward0", 1), ("ExpBackward0", 2), ("AccumulateGrad(a)", 3),
+                    ("AccumulateGrad(b)", 2)]
+    assert tree_text(graph).splitlines() == [
+        "SumBackward0", "  MulBackward0: other (3,) is b, self (3,)", "    ExpBackward0: result (3,)",
+        "      AccumulateGrad(a)", "    AccumulateGrad(b)"]
+
+
+def test_a_node_fed_twice_is_drawn_once_and_its_second_edge_listed():
+    a = torch.randn(3, requires_grad=True)
+    out = (a.exp() + a).sum()
+    graph = autograd_graph(out, {"a": a})
+    assert [node.label for node, _ in tree_rows(graph)].count("AccumulateGrad(a)") == 1
+    assert tree_text(graph).splitlines()[-1] == "also AddBackward0 -> AccumulateGrad(a)"
+    root = ET.fromstring(graph_svg(graph, "twice"))
+    assert len([p for p in root.iter(f"{SVG}path") if p.get("marker-end")]) == len(graph.edges) == 4
+
+
+def test_creation_order_counts_from_the_first_node_created():
+    a, b, out = small_graph()
+    order = creation_order(autograd_graph(out, {"a": a, "b": b}))
+    assert order == {"SumBackward0": "2", "MulBackward0": "1", "ExpBackward0": "0",
+                     "AccumulateGrad(b)": "max", "AccumulateGrad(a)": "max"}
 
 
 def chain(n: int) -> AutogradGraph:

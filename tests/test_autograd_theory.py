@@ -11,12 +11,13 @@ import torch.nn.functional as F
 
 from hood.capture.autograd import key_names
 from hood.capture.common import localize
+from hood.capture.figure import figure_data
 from hood.capture.keys import effective_keys
 from hood.capture.tables import table_rows
 
 from snippets.autograd.autograd_key import autograd_key_events, autograd_slots
 from snippets.autograd.diagrams import draw_linear_graph, draw_mlp_graph
-from snippets.autograd.engine_order import engine_order
+from snippets.autograd.engine_order import draw_engine_order, engine_order
 from snippets.autograd.grad_modes import grad_modes
 from snippets.autograd.graph_walk import walk_linear
 from snippets.autograd.hooks import hook_order
@@ -47,30 +48,54 @@ def test_linear_graph_nodes_edges_and_saved_values(capsys):
 
 
 def svg_boxes(svg: str, language: str = "en") -> dict[str, str]:
-    root = ET.fromstring(localize(svg, language))
+    """Each box of a drawing: its label, and its detail lines joined by `, `."""
+    root = ET.fromstring(re.search(r"<svg\b.*?</svg>", localize(svg, language), re.DOTALL).group(0))
     boxes = {}
     for group in root.iter(f"{SVG}g"):
-        texts = {t.get("class"): t.text for t in group.iter(f"{SVG}text")}
-        boxes[texts["label"]] = texts.get("detail", "")
+        texts = list(group.iter(f"{SVG}text"))
+        boxes[texts[0].text] = ", ".join(t.text for t in texts if t.get("class") == "detail")
     return boxes
+
+
+def assert_a_figure_in_two_languages(output: str) -> str:
+    """The figure's words differ between the languages, its data does not hold any: return the data."""
+    assert output.count('<figure class="hood-figure">') == 1
+    assert localize(output, "en") != localize(output, "es")
+    data = figure_data(output)
+    assert "\u27e6" not in data and "<svg" not in data
+    return data
 
 
 def test_diagrams_are_drawn_from_the_real_graphs(capsys):
     linear = draw_linear_graph()
-    boxes = svg_boxes(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    boxes = svg_boxes(out)
     assert set(boxes) == set(linear.labels())
     assert boxes["AddmmBackward0"] == "mat1 is x, mat2 shares W's memory"
-    draw_linear_graph()
-    spanish = svg_boxes(capsys.readouterr().out, "es")
-    assert spanish["AddmmBackward0"] == "mat1 es x, mat2 comparte memoria con W"  # same data, other words
+    assert svg_boxes(out, "es")["AddmmBackward0"] == "mat1 es x, mat2 comparte memoria con W"  # same data
+    assert "<figcaption>" in out
+    # the caption: two nodes record the forward, one AccumulateGrad per leaf
+    assert [n.name for n in linear.nodes if n.name != "AccumulateGrad"] == ["AddmmBackward0", "TBackward0"]
+    assert sorted(n.variable for n in linear.nodes if n.name == "AccumulateGrad") == ["W", "b", "x"]
+    data = assert_a_figure_in_two_languages(out)
+    assert "  AccumulateGrad(b)\n  AccumulateGrad(x)\n  TBackward0\n    AccumulateGrad(W)" in data
+    assert "AddmmBackward0: mat1 (2, 64) is x, mat2 (64, 600) shares memory with W" in data
+
     mlp = draw_mlp_graph()
-    boxes = svg_boxes(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    boxes = svg_boxes(out)
     assert set(boxes) == set(mlp.labels())
     assert boxes["AddmmBackward0[1]"] == "mat1 is x, mat2 shares W1's memory"  # the first layer, created first
     assert boxes["AddmmBackward0[2]"] == "mat1 is h, mat2 shares W2's memory"
     assert boxes["ReluBackward0"] == "result shares h's memory"
     assert boxes["LogSoftmaxBackward0"] == "result shares logp's memory"
     assert boxes["NllLossBackward0"].startswith("self is logp, target")
+    # the caption: seven nodes record the forward, five AccumulateGrad nodes
+    assert len([n for n in mlp.nodes if n.name != "AccumulateGrad"]) == 7
+    assert len([n for n in mlp.nodes if n.name == "AccumulateGrad"]) == 5
+    data = assert_a_figure_in_two_languages(out)
+    assert len(data.strip().splitlines()) == 1 + len(mlp.nodes)  # "[figure]", then one line per node, no "also"
+    assert "    AddmmBackward0[2]: mat1 (2, 128) is h, mat2 (128, 600) shares memory with W2" in data
 
 
 def test_engine_order_follows_dependencies_and_sequence_numbers(capsys):
@@ -84,6 +109,28 @@ def test_engine_order_follows_dependencies_and_sequence_numbers(capsys):
     assert {graph.node(label).sequence_nr for label in ran if label.startswith("AccumulateGrad")} == {2**64 - 1}
     nexts = {dst for src, dst in graph.edges if src == graph.node("AddmmBackward0[2]").id}
     assert {n.label for n in graph.nodes if n.id in nexts} == {"AccumulateGrad(b2)", "TBackward0[2]", "ReluBackward0"}
+
+
+def test_engine_order_drawn_on_the_graph(capsys):
+    graph, ran = engine_order()
+    capsys.readouterr()
+    early = draw_engine_order(graph, ran)
+    out = capsys.readouterr().out
+    root = ET.fromstring(re.search(r"<svg\b.*?</svg>", localize(out, "en"), re.DOTALL).group(0))
+    badges = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "badge-text"]
+    drawn = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "label"]
+    assert sorted(badges, key=int) == [str(n) for n in range(1, 13)]
+    assert [drawn[badges.index(str(n))] for n in range(1, 13)] == ran  # each badge is the step the node ran at
+    # "The two highlighted boxes ... are drawn last ... yet they ran fifth and sixth, before the ReLU's branch"
+    assert early == ["TBackward0[2]", "AccumulateGrad(W2)"] == drawn[-2:]
+    assert [ran.index(label) + 1 for label in early] == [5, 6] and ran.index("ReluBackward0") + 1 == 7
+    assert drawn.index("ReluBackward0") < drawn.index("TBackward0[2]") and drawn != ran  # not run in drawn order
+    highlighted = [g for g in root.iter(f"{SVG}g") if "accent" in g.get("class")]
+    assert [next(g.iter(f"{SVG}text")).text for g in highlighted] == early
+    assert "sequence_nr 3" in [t.text for t in root.iter(f"{SVG}text")]
+    data = assert_a_figure_in_two_languages(out)
+    assert "      TBackward0[2]: step 5, sequence_nr 3" in data
+    assert data.strip().endswith("highlighted: TBackward0[2], AccumulateGrad(W2)")
 
 
 def test_hook_order(capsys):

@@ -1,13 +1,14 @@
 """`hood.capture.custom_ops`: table rows, registrations, generated-code lines and error summaries."""
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 import torch
 
 from hood.capture.custom_ops import (
-    CALL_PATH_KEYS, DispatchRow, dispatch_rows, first_line, registrations, render_registrations, render_rows,
-    torch_relative, wrapped_error, wrapper_calls,
+    CALL_PATH_KEYS, DispatchRow, differing_keys, dispatch_rows, first_line, registrations, render_registrations,
+    render_rows, rows_svg, torch_relative, wrapped_error, wrapper_calls,
 )
 
 SAMPLES = Path(__file__).parent / "samples"
@@ -87,3 +88,16 @@ def test_error_summaries():
     with pytest.raises(ValueError) as info:
         torch.tensor([1]).sum(2**64 - 1)
     assert first_line(info.value).startswith("ValueError: ")
+
+
+def test_rows_drawn_side_by_side_share_a_box_where_they_agree():
+    fallback = DispatchRow("Python", "backend fallback", True, "F.cpp")
+    ours = [fallback, DispatchRow("CPU", "kernel", False, "a/K.cpp")]
+    theirs = [fallback, DispatchRow("CPU", "kernel", False, "a/Other.cpp")]
+    assert differing_keys(ours, theirs) == ["CPU"]
+    root = ET.fromstring(rows_svg({"ours": ours, "theirs": theirs}, "t"))
+    rects = [r.get("class") for r in root.iter("{http://www.w3.org/2000/svg}rect")]
+    assert rects == ["muted", "accent", "accent"]  # one box across both columns, then one box each
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert texts == ["ours", "theirs", "Python", "fallthrough", "backend fallback", "F.cpp",
+                     "CPU", "kernel", "K.cpp", "kernel", "Other.cpp"]

@@ -188,8 +188,11 @@ def test_deliverables(tmp_path, capsys):
     assert "dz = grad - softmax(z) * grad.sum(dim)" in report  # from log_softmax_backward's docstring
     assert "gradcheck with respect to x returns: False" in report
     assert "saved dim = 18446744073709551615" in report
-    ET.fromstring((tmp_path / "mlp-graph.svg").read_text())
-    assert "Autograd graph of the MLP&#x27;s NLL loss" in (tmp_path / "mlp-graph.svg").read_text()
+    svg = (tmp_path / "mlp-graph.svg").read_text()
+    root = ET.fromstring(svg)  # a drawing of its own, not the page's figure around it
+    assert root.tag == "{http://www.w3.org/2000/svg}svg" and "<figure" not in svg and "hood-figure-data" not in svg
+    assert root.find("{http://www.w3.org/2000/svg}style") is not None  # its colours, outside the site
+    assert "Autograd graph of the MLP&#x27;s NLL loss" in svg
     meta = json.loads((tmp_path / "manifest.json").read_text())
     assert meta["lab"] == "lab01-autograd-by-hand" and meta["seed"] == 42 and meta["torch"].startswith("2.13.0")
 

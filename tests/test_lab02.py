@@ -2,6 +2,8 @@
 
 import json
 import os
+import re
+import xml.etree.ElementTree as ET
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +12,11 @@ import numpy as np
 import pytest
 import torch
 
+from hood.capture.common import localize
 from hood.capture.custom_ops import wrapper_calls
+from hood.capture.figure import figure_data
 from snippets.custom_ops.checks import check_scaled_linear
-from snippets.custom_ops.compare_tables import compare_tables
+from snippets.custom_ops.compare_tables import compare_tables, draw_tables
 from snippets.custom_ops.head import TemperatureHead, head_trace
 from snippets.custom_ops.no_fake import without_fake
 from snippets.custom_ops.record_ops import RecordOps
@@ -59,6 +63,27 @@ def test_tables_side_by_side(scaled_linear):
     x, W, b = running_example()
     with torch.autocast("cpu", dtype=torch.bfloat16):
         assert torch.addmm(b, x, W.t()).dtype == torch.bfloat16  # addmm's autocast kernel casts
+
+
+def test_tables_drawn_side_by_side(scaled_linear, capsys):
+    ours, addmm = compare_tables()
+    capsys.readouterr()
+    differ = draw_tables(ours, addmm)
+    out = capsys.readouterr().out
+    # "the three rows the operators share become one box across both columns"; four keys differ
+    assert differ == ["AutocastCPU", "AutogradCPU", "Meta", "CPU"]
+    shared = [a.key for a, b in zip(ours, addmm) if a == b]
+    assert shared == ["ADInplaceOrView", "Functionalize", "Python"]
+    root = ET.fromstring(re.search(r"<svg\b.*?</svg>", localize(out, "en"), re.DOTALL).group(0))
+    rects = [r.get("class") for r in root.iter("{http://www.w3.org/2000/svg}rect")]
+    assert rects.count("muted") == len(shared) and rects.count("accent") == 2 * len(differ)
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert texts[:2] == ["hood::scaled_linear", "aten::addmm"] and "default backend kernel" in texts
+    assert localize(out, "en") != localize(out, "es")
+    data = figure_data(out)
+    assert "\u27e6" not in data and "<svg" not in data
+    assert "AutocastCPU: fallthrough backend fallback (autocast_mode.cpp) | kernel (autocast_mode.cpp)" in data
+    assert data.strip().endswith("differ: AutocastCPU, AutogradCPU, Meta, CPU")
 
 
 def test_one_op_then_log_softmax_then_detach(scaled_linear):

@@ -1,6 +1,6 @@
 """Draw real autograd graphs (the running example's and the MLP's) as SVG at build time."""
 
-from hood.capture.autograd import autograd_graph, graph_svg, render_graph
+from hood.capture.autograd import autograd_graph, graph_svg, tree_text
 from hood.capture.common import words
 from hood.capture.figure import figure
 from snippets.autograd.mlp import mlp_forward, mlp_params
@@ -11,11 +11,13 @@ import torch.nn.functional as F
 
 
 def draw_linear_graph():
-    """The graph of `F.linear(x, W, b)`."""
+    """The graph of `F.linear(x, W, b)`, each node with the tensors it saved."""
     x, W, b = running_example()
     graph = autograd_graph(F.linear(x, W, b), {"x": x, "W": W, "b": b})
     print(figure(graph_svg(graph, words(en="Autograd graph of F.linear(x, W, b)",
-                                        es="Grafo de autograd de F.linear(x, W, b)")), render_graph(graph)))
+                                        es="Grafo de autograd de F.linear(x, W, b)")), tree_text(graph),
+                 words(en="Two nodes record the forward; an AccumulateGrad node stores each leaf's gradient.",
+                       es="Dos nodos graban el forward; un nodo AccumulateGrad guarda el gradiente de cada hoja.")))
     return graph
 
 
@@ -26,7 +28,10 @@ def draw_mlp_graph():
     h, logp, loss = mlp_forward(x, W1, b1, W2, b2, target)
     names = {"x": x, "W1": W1, "b1": b1, "W2": W2, "b2": b2, "h": h, "logp": logp, "target": target}
     graph = autograd_graph(loss, names)
-    print(graph_svg(graph, words(en="Autograd graph of the MLP's NLL loss",
-                                 es="Grafo de autograd de la pérdida NLL del MLP")))
+    print(figure(graph_svg(graph, words(en="Autograd graph of the MLP's NLL loss",
+                                        es="Grafo de autograd de la pérdida NLL del MLP")), tree_text(graph),
+                 words(en="Seven nodes record the forward, five AccumulateGrad nodes store the leaves' gradients.",
+                       es="Siete nodos graban el forward y cinco nodos AccumulateGrad guardan los gradientes de "
+                          "las hojas.")))
     return graph
 # --8<-- [end:body]

@@ -1,6 +1,9 @@
-"""The order in which the autograd engine runs the nodes of the MLP's graph."""
+"""The order in which the autograd engine runs the nodes of the MLP's graph, printed, then drawn on the graph."""
 
-from hood.capture.autograd import autograd_graph, ready_order_is_by_sequence_nr, walk
+from hood.capture.autograd import (autograd_graph, creation_order, graph_svg, ready_order_is_by_sequence_nr,
+                                   tree_rows, tree_text, walk)
+from hood.capture.common import words
+from hood.capture.figure import figure
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.running_example import running_example
 
@@ -15,9 +18,7 @@ def engine_order():
     for (fn, _), node in zip(walk(loss), graph.nodes):  # same walk: same nodes, same order
         fn.register_prehook(lambda grad_outputs, label=node.label: ran.append(label))
     loss.backward()
-    first = min(n.sequence_nr for n in graph.nodes if n.name != "AccumulateGrad")
-    seq = {n.label: "max" if n.name == "AccumulateGrad" else str(n.sequence_nr - first)
-           for n in graph.nodes}
+    seq = creation_order(graph)  # sequence_nr from the first node created; "max" for AccumulateGrad
     print(f"{'step':>4}  {'node':<20} sequence_nr (from the first node created)")
     for step, label in enumerate(ran, 1):
         print(f"{step:>4}  {label:<20} {seq[label]}")
@@ -25,3 +26,22 @@ def engine_order():
     print("ready nodes ran highest sequence_nr first:", ready_order_is_by_sequence_nr(graph, ran))
     return graph, ran
 # --8<-- [end:body]
+
+
+# --8<-- [start:figure]
+def draw_engine_order(graph, ran):
+    """The graph with the step at which each node ran; highlighted, the nodes that ran before a node drawn above."""
+    step, seq = {label: str(n) for n, label in enumerate(ran, 1)}, creation_order(graph)
+    drawn = [node.label for node, _ in tree_rows(graph)]
+    early = [label for i, label in enumerate(drawn) if any(ran.index(label) < ran.index(a) for a in drawn[:i])]
+    title = words(en="The engine's order on the MLP's graph", es="El orden del motor en el grafo del MLP")
+    svg = graph_svg(graph, title, details={label: [f"sequence_nr {seq[label]}"] for label in drawn}, badges=step,
+                    classes={label: "accent" for label in early})
+    data = tree_text(graph, {label: f"step {step[label]}, sequence_nr {seq[label]}" for label in drawn})
+    print(figure(svg, data + "\nhighlighted: " + ", ".join(early), words(
+        en="Each number is the step at which the engine ran the node. Highlighted: the nodes that ran before a "
+           "node drawn above them.",
+        es="Cada número es el paso en que el motor ejecutó el nodo. Resaltados: los nodos que se ejecutaron antes "
+           "que un nodo dibujado encima de ellos.")))
+    return early
+# --8<-- [end:figure]

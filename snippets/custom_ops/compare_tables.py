@@ -1,19 +1,39 @@
-"""The CPU call path of hood::scaled_linear (define it first) next to aten::addmm's, key by key."""
+"""The CPU call path of hood::scaled_linear (define it first) next to aten::addmm's, key by key, printed and drawn."""
 
-from hood.capture.custom_ops import dispatch_rows
+from hood.capture.common import words
+from hood.capture.custom_ops import differing_keys, dispatch_rows, rows_svg
+from hood.capture.figure import figure
 
 # --8<-- [start:body]
+def entry(row):
+    """A table row as one phrase: its kind (after `fallthrough` if it passes the call on) and its file."""
+    kind = ("fallthrough " if row.fallthrough else "") + row.kind
+    return f"{kind} ({row.source.rsplit('/', 1)[-1]})"
+
+
 def compare_tables():
     """For each key a CPU call meets: what runs for `hood::scaled_linear` and for `aten::addmm`."""
     ours, addmm = dispatch_rows("hood::scaled_linear"), dispatch_rows("aten::addmm")
     assert [r.key for r in ours] == [r.key for r in addmm]
-
-    def entry(row):
-        kind = ("fallthrough " if row.fallthrough else "") + row.kind
-        return f"{kind} ({row.source.rsplit('/', 1)[-1]})"
-
     print(f"{'key':<16} {'hood::scaled_linear':<58} aten::addmm")
     for mine, theirs in zip(ours, addmm):
         print(f"{mine.key:<16} {entry(mine):<58} {entry(theirs)}")
     return ours, addmm
 # --8<-- [end:body]
+
+
+# --8<-- [start:figure]
+def draw_tables(ours, addmm):
+    """The two operators' rows side by side; highlighted, the keys where they differ."""
+    differ = differing_keys(ours, addmm)
+    title = words(en="What a CPU call meets, key by key", es="Lo que encuentra una llamada en CPU, clave a clave")
+    svg = rows_svg({"hood::scaled_linear": ours, "aten::addmm": addmm}, title)
+    data = "\n".join(f"{a.key}: {entry(a)} | {entry(b)}" for a, b in zip(ours, addmm))
+    print(figure(svg, data + "\ndiffer: " + ", ".join(differ), words(
+        en="Keys from top to bottom in the order a CPU call meets them. Highlighted: the keys where the two "
+           "operators' entries differ. Where they share an entry, one dashed box spans both columns.",
+        es="Las claves, de arriba abajo, en el orden en que las encuentra una llamada en CPU. Resaltadas: las "
+           "claves en las que difieren las entradas de los dos operadores. Donde comparten la entrada, una sola "
+           "caja de borde discontinuo ocupa las dos columnas.")))
+    return differ
+# --8<-- [end:figure]

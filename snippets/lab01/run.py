@@ -9,6 +9,7 @@ from pathlib import Path
 import torch
 
 from hood.capture.common import words
+from hood.capture.figure import standalone
 from hood.labkit import manifest, objective, printed_by, run_lab, section
 from hood.stdout import printed
 from snippets.autograd.diagrams import draw_mlp_graph
@@ -59,7 +60,7 @@ def build() -> dict[str, str]:
     _, mlp64 = printed(mlp_by_hand, torch.float64)
     _, checks = printed(gradchecks)
     _, mistake = printed(catch_the_mistake)
-    _, svg = printed(draw_mlp_graph)
+    _, shown = printed(draw_mlp_graph)
     report = "\n".join([
         words(en="# Lab 01 · Autograd by hand: report\n", es="# Lab 01 · Autograd a mano: informe\n"),
         objective(en="walk the real autograd graph of `linear(x, W, b)` and of a two-layer MLP "
@@ -109,7 +110,7 @@ def build() -> dict[str, str]:
                "gradientes con la forma correcta pero equivocados: las diferencias son del orden del tanto por "
                "ciento, y gradcheck devuelve False (o lanza un error, con `raise_exception=True`).")),
     ])
-    return {"REPORT.md": report, "mlp-graph.svg": svg + "\n"}
+    return {"REPORT.md": report, "mlp-graph.svg": standalone(shown) + "\n"}
 
 
 def main(argv=None) -> list[Path]:

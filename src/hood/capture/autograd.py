@@ -1,11 +1,12 @@
 """The autograd graph as data: nodes, edges, saved values, the engine's order and the thread-local key sets.
 
 `autograd_graph` walks a real graph (`grad_fn` and `next_functions`) from an output; `render_graph` prints
-it as text and `graph_svg` draws it with `hood.capture.diagram.layered_svg`.
+it as text; `graph_svg` draws it as a tree, and `tree_text` lists what that drawing shows.
 """
 
-from hood.capture.common import key_names, words  # pages include common.py and diagram.py before this body
-from hood.capture.diagram import Node, layered_svg
+from hood.capture.common import key_names, widest, words  # pages include common, figure, diagram before this body
+from hood.capture.diagram import CHAR_W
+from hood.capture.figure import box, drawing, text
 
 # --8<-- [start:body]
 import re
@@ -176,17 +177,99 @@ def render_graph(graph: AutogradGraph) -> str:
     return "\n".join(lines)
 
 
-def graph_svg(graph: AutogradGraph, title: str) -> str:
-    """An SVG drawing of `graph`: the output's node on top, the leaves' `AccumulateGrad` at the bottom.
+def tree_rows(graph: AutogradGraph) -> list[tuple[GraphNode, int]]:
+    """The nodes as a tree from the output's node, depth first, following `next_functions` in order, with depths.
 
-    Each box's second line lists the tensors the node saved (`SavedValue.brief`); arrows follow the
-    gradients, from a node to its `next_functions`.
+    A node that several nodes send gradients to is listed once, under the first of them met.
     """
-    nodes = [
-        Node(n.id, n.label, ", ".join(v.brief() for v in n.saved if v.shape is not None))
-        for n in graph.nodes
-    ]
-    return layered_svg(nodes, list(graph.edges), title)
+    by_id, rows, seen = {n.id: n for n in graph.nodes}, [], set()
+
+    def visit(node_id: str, depth: int) -> None:
+        if node_id not in seen:
+            seen.add(node_id)
+            rows.append((by_id[node_id], depth))
+            for src, dst in graph.edges:
+                if src == node_id:
+                    visit(dst, depth + 1)
+
+    if graph.nodes:
+        visit(graph.nodes[0].id, 0)
+    return rows
+
+
+def _saved_tensors(node: GraphNode, line) -> list[str]:
+    return [line(v) for v in node.saved if v.shape is not None]
+
+
+def tree_text(graph: AutogradGraph, notes: Mapping[str, str] | None = None) -> str:
+    """The tree `graph_svg` draws, as indented lines: `label: note`, by default the tensors the node saved."""
+    notes = notes if notes is not None else {
+        n.label: ", ".join(_saved_tensors(n, SavedValue.describe)) for n in graph.nodes}
+    rows, under = tree_rows(graph), set()
+    for i, (node, depth) in enumerate(rows):  # depth first: a node's parent is the last row above it one level up
+        parent = next((up for up, d in reversed(rows[:i]) if d == depth - 1), None)
+        if parent is not None:
+            under.add((parent.id, node.id))
+    labels = {n.id: n.label for n in graph.nodes}
+    lines = [f"{'  ' * depth}{node.label}" + (f": {notes[node.label]}" if notes.get(node.label) else "")
+             for node, depth in rows]
+    lines += [f"also {labels[src]} -> {labels[dst]}" for src, dst in graph.edges if (src, dst) not in under]
+    return "\n".join(lines)
+
+
+TREE_INDENT, TREE_LINE, TREE_GAP, TREE_MARGIN, DETAIL_W = 28, 16, 14, 14, 7.3
+"""The tree's geometry: indent per level, height of a detail line, gap between rows, margin, width of a detail
+character (12 px monospace; a label's is `CHAR_W`)."""
+
+
+def graph_svg(graph: AutogradGraph, title: str, *, details: Mapping[str, list[str]] | None = None,
+              badges: Mapping[str, str] | None = None, classes: Mapping[str, str] | None = None) -> str:
+    """An SVG drawing of `graph` as a tree: the output's node on top, each node indented under the node that
+    sends it its gradient (the arrows), down to the leaves' `AccumulateGrad`; boxes end on one right edge.
+
+    Under each label, one line per entry of `details` (by default the tensors the node saved,
+    `SavedValue.brief`); `badges` puts a mark (a step number) on a box's corner; `classes` gives a box a colour
+    class (`accent`, `muted`, `c1`...`c5`, see `hood.capture.figure`). All three are keyed by node label.
+    """
+    rows = tree_rows(graph)
+    if details is None:
+        details = {node.label: _saved_tensors(node, SavedValue.brief) for node, _ in rows}
+    badges, classes = badges or {}, classes or {}
+    right = TREE_MARGIN + max(depth * TREE_INDENT + 20 + max([CHAR_W * widest(node.label)] + [
+        DETAIL_W * widest(line) for line in details.get(node.label, [])]) for node, depth in rows)  # boxes end here
+    where, y = {}, TREE_MARGIN
+    for node, depth in rows:
+        height = 30 + TREE_LINE * len(details.get(node.label, []))
+        where[node.id] = (TREE_MARGIN + depth * TREE_INDENT, y, height)
+        y += height + TREE_GAP
+    edges = []
+    for src in dict.fromkeys(src for src, _ in graph.edges):  # one rail down from each node, one arrow per edge
+        x1, y1, h1 = where[src]
+        ends = [where[dst] for s, dst in graph.edges if s == src]
+        edges.append(f'<path class="edge" d="M {x1 + 12:.1f} {y1 + h1:.1f} V {max(y for _, y, _ in ends) + 17:.1f}"/>')
+        edges.extend(f'<path class="edge" d="M {x1 + 12:.1f} {y2 + 17:.1f} H {x2 - 1:.1f}" marker-end="url(#arrow)"/>'
+                     for x2, y2, _ in ends)
+    boxes = []
+    for node, _ in rows:
+        x, y0, height = where[node.id]
+        lines = details.get(node.label, [])
+        boxes.append(f'<g class="node {classes.get(node.label, "")}">' + box(x, y0, right - x, height)
+                     + text(x + 10, y0 + 20, node.label, anchor="start")
+                     + "".join(text(x + 10, y0 + 20 + TREE_LINE * (i + 1), line, "detail", anchor="start")
+                               for i, line in enumerate(lines)) + "</g>")
+        if node.label in badges:
+            boxes.append(f'<circle cx="{x:.0f}" cy="{y0:.0f}" r="11" class="badge"/>'
+                         + text(x, y0 + 4.5, badges[node.label], "badge-text"))
+    return drawing(right + TREE_MARGIN, y - TREE_GAP + TREE_MARGIN, title, "".join(edges + boxes))
+
+
+def creation_order(graph: AutogradGraph) -> dict[str, str]:
+    """Each node's sequence number counted from the first node the forward created; `max` for `AccumulateGrad`.
+
+    Sequence numbers come from a per-thread counter, so only their differences within one graph are stable.
+    """
+    first = min((n.sequence_nr for n in graph.nodes if n.name != "AccumulateGrad"), default=0)
+    return {n.label: "max" if n.name == "AccumulateGrad" else str(n.sequence_nr - first) for n in graph.nodes}
 
 
 def ready_order_is_by_sequence_nr(graph: AutogradGraph, order: list[str]) -> bool:

@@ -3,10 +3,12 @@
 `torch._C._dispatch_dump` (what was registered) and `torch._C._dispatch_dump_table` (what each key runs,
 about a hundred rows) name files with absolute paths and line numbers; these functions keep the key, the
 kind of kernel and the file, relative to the torch tree, so that the text is the same on every machine.
-Torch and the standard library only: a page includes `hood/capture/common.py:body` first.
+Torch and the standard library only: a page includes `hood/capture/common.py:body` and
+`hood/capture/figure.py:body` first (`rows_svg` draws rows with the figure helpers).
 """
 
-from hood.capture.common import dispatch_table
+from hood.capture.common import dispatch_table, widest
+from hood.capture.figure import box, drawing, text
 
 # --8<-- [start:body]
 import re
@@ -62,6 +64,45 @@ def render_rows(rows: list[DispatchRow]) -> str:
     width_key = max((len(r.key) for r in rows), default=0)
     width_kind = max((len(k) for k in kinds), default=0)
     return "\n".join(f"{r.key:<{width_key}}  {k:<{width_kind}}  {r.source}" for r, k in zip(rows, kinds))
+
+
+def differing_keys(ours: list[DispatchRow], theirs: list[DispatchRow]) -> list[str]:
+    """The keys, in `ours`' order, at which two operators' rows differ (kind, fallthrough or file)."""
+    other = {r.key: (r.kind, r.fallthrough, r.source) for r in theirs}
+    return [r.key for r in ours if r.key in other and other[r.key] != (r.kind, r.fallthrough, r.source)]
+
+
+def rows_svg(columns: dict[str, list[DispatchRow]], title: str) -> str:
+    """Operators' rows side by side, one column per operator (named by the dict's keys), one band per key.
+
+    A cell shows the entry's kind, `fallthrough` when it passes the call on, and the file that registered it.
+    Where the operators' entries differ, each has its cell, drawn `accent`; where they are the same, one `muted`
+    cell spans the columns. Narrow, for a phone's column.
+    """
+    def lines(row: DispatchRow) -> list[str]:
+        return (["fallthrough"] if row.fallthrough else []) + [row.kind, row.source.rsplit("/", 1)[-1]]
+
+    def width(cell: DispatchRow) -> float:
+        return 16 + max(7.9 * widest(line) for line in lines(cell))
+
+    rows = list(zip(*columns.values()))
+    same = [len({(c.kind, c.fallthrough, c.source) for c in row}) == 1 for row in rows]
+    cell_w = max([9.2 * widest(name) + 8 for name in columns]
+                 + [width(cell) for row, shared in zip(rows, same) if not shared for cell in row])
+    inner = max([len(columns) * (cell_w + 10) - 10] + [width(row[0]) for row, shared in zip(rows, same) if shared])
+    cell_w = (inner + 10) / len(columns) - 10
+    parts = [text(12 + i * (cell_w + 10) + cell_w / 2, 26, name, "heading") for i, name in enumerate(columns)]
+    y = 44
+    for row, shared in zip(rows, same):
+        parts.append(text(12, y + 14, row[0].key, "label", anchor="start"))
+        height = 12 + 16 * max(len(lines(cell)) for cell in row)
+        for i, cell in enumerate(row[:1] if shared else row):
+            x = 12 + i * (cell_w + 10)
+            parts.append(box(x, y + 22, inner if shared else cell_w, height, "muted" if shared else "accent")
+                         + "".join(text(x + 8, y + 39 + 16 * n, line, "small" if n == len(lines(cell)) - 1 else "",
+                                        anchor="start") for n, line in enumerate(lines(cell))))
+        y += 22 + height + 12
+    return drawing(24 + inner, y, title, "".join(parts))
 
 
 @dataclass(frozen=True)

@@ -73,3 +73,22 @@ def figure_data(output: str) -> str:
 def without_data(html: str) -> str:
     """`html` with the data comments of its figures removed: what a page carries."""
     return re.sub(re.escape(DATA_OPEN) + r".*?" + re.escape(DATA_CLOSE), "", html, flags=re.DOTALL)
+
+
+STANDALONE_STYLE = (
+    "<style>text{font:13px monospace;fill:#222}.label{font-size:14px;font-weight:600}.heading{font-size:15px;"
+    "font-weight:700}.detail,.small{font-size:12px;fill:#666}rect{fill:#f5f5f5;stroke:#999;stroke-width:1.2}"
+    ".node rect{stroke:#ff5722;stroke-width:1.5}.c1 rect,rect.c1{fill:#d9e7fb}.c2 rect,rect.c2{fill:#fde2c8}"
+    ".c3 rect,rect.c3{fill:#d6f0dc}.c4 rect,rect.c4{fill:#eadcf8}.c5 rect,rect.c5{fill:#f9d9de}"
+    ".accent rect,rect.accent{fill:#ffccbc}.muted rect,rect.muted{fill:#eceff1;stroke-dasharray:4 3}"
+    "rect.plain{fill:none;stroke:none}line,path.edge{stroke:#888;stroke-width:1.5;fill:none}"
+    "line.strong{stroke:#ff5722;stroke-width:2}marker path{fill:#888}.badge{fill:#ff5722}"
+    ".badge-text{fill:#fff;font-size:12px;font-weight:700}</style>"
+)
+"""The site's figure classes in its light colours (`docs/assets/hood.css`), for a drawing read outside the site."""
+
+
+def standalone(output: str) -> str:
+    """The first drawing in `output` as an SVG file of its own: without its figure, styled for the light theme."""
+    svg = re.search(r"<svg\b.*?</svg>", output, re.DOTALL).group(0)
+    return re.sub(r"(<svg\b[^>]*>)", lambda m: m.group(1) + STANDALONE_STYLE, svg, count=1)
