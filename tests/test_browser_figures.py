@@ -23,8 +23,10 @@ MEASURE = """() => {
   return [...document.querySelectorAll('article figure.hood-figure')].map(figure => {
     const texts = [...figure.querySelectorAll('svg text')].map(t => {
       const svg = t.ownerSVGElement, scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      const under = t.classList.contains('badge-text')  // a number on its badge, not on the page
+        ? luminance(getComputedStyle(t.previousElementSibling).fill) : background;
       return {size: parseFloat(getComputedStyle(t).fontSize) * scale,
-              contrast: Math.abs(luminance(getComputedStyle(t).fill) - background)};
+              contrast: Math.abs(luminance(getComputedStyle(t).fill) - under)};
     });
     return {width: figure.getBoundingClientRect().width, column,
             label: figure.querySelector('svg') ? figure.querySelector('svg').getAttribute('aria-label') : '',

@@ -6,7 +6,7 @@ it as text; `graph_svg` draws it as a tree, and `tree_text` lists what that draw
 
 from hood.capture.common import key_names, widest, words  # pages include common, figure, diagram before this body
 from hood.capture.diagram import CHAR_W
-from hood.capture.figure import box, drawing, text
+from hood.capture.figure import badge, box, drawing, text
 
 # --8<-- [start:body]
 import re
@@ -258,8 +258,7 @@ def graph_svg(graph: AutogradGraph, title: str, *, details: Mapping[str, list[st
                      + "".join(text(x + 10, y0 + 20 + TREE_LINE * (i + 1), line, "detail", anchor="start")
                                for i, line in enumerate(lines)) + "</g>")
         if node.label in badges:
-            boxes.append(f'<circle cx="{x:.0f}" cy="{y0:.0f}" r="11" class="badge"/>'
-                         + text(x, y0 + 4.5, badges[node.label], "badge-text"))
+            boxes.append(badge(x, y0, badges[node.label]))
     return drawing(right + TREE_MARGIN, y - TREE_GAP + TREE_MARGIN, title, "".join(edges + boxes))
 
 

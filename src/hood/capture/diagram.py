@@ -5,7 +5,7 @@ Labels and titles may hold `words` markers: each box is as wide as the label's l
 """
 
 from hood.capture.common import widest
-from hood.capture.figure import arrow, box, drawing, text
+from hood.capture.figure import arrow, badge, box, drawing, text
 
 # --8<-- [start:body]
 from dataclasses import dataclass
@@ -57,8 +57,7 @@ def layered_svg(nodes: list[Node], edges: list[tuple[str, str]], title: str, *,
                          + text(x + box_w / 2, y + (18 if node.detail else 27), node.label)
                          + (text(x + box_w / 2, y + 36, node.detail, "detail") if node.detail else ""))
             if node.id in badges:
-                parts.append(f'<circle cx="{x:.0f}" cy="{y:.0f}" r="11" class="badge"/>'
-                             + text(x, y + 4.5, badges[node.id], "badge-text"))
+                parts.append(badge(x, y, badges[node.id]))
             parts.append("</g>")
     for src, dst in edges:
         (x1, y1), (x2, y2) = where[src], where[dst]

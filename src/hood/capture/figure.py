@@ -48,6 +48,11 @@ def arrow(x1: float, y1: float, x2: float, y2: float, css_class: str = "") -> st
     return f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"{cls} marker-end="url(#arrow)"/>'
 
 
+def badge(x: float, y: float, mark: str) -> str:
+    """A numbered circle centred on (x, y): a step number on a box's corner."""
+    return f'<circle cx="{x:.0f}" cy="{y:.0f}" r="11" class="badge"/>' + text(x, y + 4.5, mark, "badge-text")
+
+
 DATA_OPEN, DATA_CLOSE = "<!--hood-figure-data\n", "\n-->"
 
 
