@@ -214,3 +214,10 @@ def test_deliverables_in_spanish(tmp_path, capsys):
     ET.fromstring(svg)
     assert "Grafo de autograd de la pérdida NLL del MLP" in svg and "comparte memoria con" in svg
     assert "Autograd graph of" not in svg and "shares memory" not in svg
+
+
+def test_the_nll_node_saves_the_batch_size_as_total_weight():
+    """The page: `NllLossBackward0` saves `N` as `total_weight` (N = 2 rows, mean reduction)."""
+    x, _, _ = running_example()
+    _, _, loss = mlp_forward(x, *mlp_params())
+    assert loss.grad_fn._saved_total_weight.item() == x.shape[0] == 2

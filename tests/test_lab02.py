@@ -220,3 +220,11 @@ def test_the_report_in_spanish(deliverables_es):
     assert {bounds[f"compiled vs eager {what}"] for what in ("output", "dx", "dW", "db")} == {"< 1e-04"}
     assert "hood.scaled_linear.default" in report
     assert set(json.loads((deliverables_es / "opcheck.json").read_text()).values()) == {"SUCCESS"}
+
+
+def test_setup_context_saves_x_w_and_scale(scaled_linear):
+    """The page: `setup_context` saves `x`, `W` and `scale` (the tensors for backward, the float on the context)."""
+    x, W, b = running_example()
+    node = scaled_linear(x, W, b, 0.5).grad_fn
+    assert [t is s for t, s in zip(node.saved_tensors, (x, W))] == [True, True] and len(node.saved_tensors) == 2
+    assert node.scale == 0.5
