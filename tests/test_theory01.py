@@ -8,7 +8,7 @@ import pytest
 from hood.stdout import printed
 from snippets.dispatcher import contexts as context_snippets
 from snippets.dispatcher import (
-    contiguity, key_sets, registration, strides, tables, trace_env, walk, walk_contexts, walk_diagram)
+    contiguity, key_sets, registration, strides, tables, trace_env, walk, walk_contexts)
 
 DENSE_CPU = ["CPU", "ADInplaceOrView", "AutogradCPU", "AutocastCPU"]
 
@@ -113,12 +113,6 @@ def test_linear_walk_in_order():
     # the belief box: no matmul, mm or add below addmm's CPU kernel
     assert not {"aten.matmul.default", "aten.mm.default", "aten.add.Tensor"} & set(after)
     assert steps[-2:] == [("aten.resolve_conj.default", "CPU", "CompositeImplicitAutograd")] * 2
-
-
-def test_walk_diagram_has_one_box_per_call():
-    calls = quiet(walk_diagram.walk_diagram)
-    assert calls[0][0] == "aten.linear.default"
-    assert [k for k, _ in calls[1][1]] == ["AutogradCPU", "ADInplaceOrView", "CPU"]
 
 
 def test_walks_in_contexts():
