@@ -1,15 +1,22 @@
 """Theory 04, distributed: what each pattern's two ranks observed, and how the launcher behaves."""
 
 import atexit
+import contextlib
 import importlib.util
+import io
 import os
 import time
 from pathlib import Path
 
 import pytest
 
+from hood.capture import collectives
+from hood.capture.common import localize
+from hood.capture.figure import figure_data
 from hood.capture.collectives import (LOOPBACK, RankFailure, launch_command, rank_env, render_distinct_ranks,
-                                      render_ranks, run_ranks)
+                                      render_ranks, run_ranks, show_ranks)
+
+F32 = 4  # bytes per float32 value
 
 
 @pytest.fixture(scope="module")
@@ -33,13 +40,25 @@ def pp():
 
 
 def test_ddp_syncs_weights_then_averages_gradients_in_one_all_reduce(ddp):
+    head_bytes = (600 * 64 + 600) * F32  # the head's 39,000 parameters in float32
+    assert head_bytes == 156000
     for rank in ddp:
         assert rank["weights differ across ranks before wrapping"] is True
         assert rank["weights equal rank 0's initial weights after wrapping"] is True
-        assert rank["gloo calls while wrapping"] == {"gloo:all_gather": 1, "gloo:broadcast": 2}
-        assert rank["gloo calls in forward + backward"] == {"gloo:all_reduce": 1}
-        assert rank["parameters"] == 2  # two parameters, one all-reduce: one bucket
+        # one all-gather and two broadcasts; the 156,000-byte broadcast is the parameters, the others 8 and 48 bytes
+        assert rank["gloo calls while wrapping (bytes each)"] == {"gloo:all_gather": [8],
+                                                                   "gloo:broadcast": [48, head_bytes]}
+        assert rank["gloo calls in forward + backward (bytes each)"] == {"gloo:all_reduce": [head_bytes]}
+        held = [k for k, v in rank.items() if str(v).startswith("Tensor,") and not k.endswith(".grad")]
+        assert held == ["weight", "bias"]  # two parameters, one all-reduce: one bucket
         assert rank["gradients equal the mean of the ranks' local gradients"] is True
+
+
+def test_every_ddp_rank_holds_the_whole_head_and_its_gradients(ddp):
+    for rank in ddp:
+        assert rank["weight"] == rank["weight.grad"] == "Tensor, local (600, 64) of (600, 64)"
+        assert rank["bias"] == rank["bias.grad"] == "Tensor, local (600,) of (600,)"
+        assert rank["bytes held after an Adam step"]["gradients"] == 156000  # all of it went into the all-reduce
 
 
 def test_ddp_default_bucket_is_25_mib():
@@ -49,14 +68,17 @@ def test_ddp_default_bucket_is_25_mib():
 
 
 def test_fsdp_shards_rows_gathers_forward_and_reduce_scatters_backward(fsdp):
+    shard_values = 300 * 64 + 300  # 300 of the 600 rows of W and of b
+    assert shard_values == 19500
     for rank in fsdp:
-        assert rank["weight"] == "DTensor (Shard(dim=0),), local (300, 64) of (600, 64)"
-        assert rank["bias"] == "DTensor (Shard(dim=0),), local (300,) of (600,)"
+        assert rank["weight"] == rank["weight.grad"] == "DTensor (Shard(dim=0),), local (300, 64) of (600, 64)"
+        assert rank["bias"] == rank["bias.grad"] == "DTensor (Shard(dim=0),), local (300,) of (600,)"
         assert rank["forward asks for"] == {"c10d._allgather_base_": 1}
-        assert rank["forward, gloo runs"] == {"gloo:all_gather": 1}
+        assert rank["forward, gloo runs (bytes each)"] == {"gloo:all_gather": [shard_values * F32]}  # 78,000 bytes
         assert rank["backward asks for"] == {"c10d._reduce_scatter_base_": 1}
-        assert rank["backward, gloo runs"] == {"gloo:all_reduce": 1}  # gloo runs the reduce-scatter as an all-reduce
-        assert rank["weight.grad"].startswith("DTensor (Shard(dim=0),), local (300, 64)")
+        # gloo runs the reduce-scatter as an all-reduce of the whole gradient: as many bytes as DDP's
+        assert rank["backward, gloo runs (bytes each)"] == {"gloo:all_reduce": [156000]}
+        assert 2 * shard_values * F32 == 156000
         assert rank["local gradient shard equals this rank's rows of the mean gradient"] is True
 
 
@@ -72,24 +94,192 @@ def test_tensor_parallel_splits_columns_then_rows_with_one_all_reduce_each_way(t
         assert rank["0.bias"] == "DTensor (Shard(dim=0),), local (64,) of (128,)"
         assert rank["2.weight"] == "DTensor (Shard(dim=1),), local (600, 64) of (600, 128)"
         assert rank["2.bias"] == "DTensor (Replicate(),), local (600,) of (600,)"
+        for name in ("0.weight", "0.bias", "2.weight", "2.bias"):
+            assert rank[f"{name}.grad"] == rank[name]  # each gradient has its parameter's placement
         assert rank["forward asks for"] == rank["backward asks for"] == {"c10d_functional.all_reduce": 1}
-        assert rank["forward, gloo runs"] == rank["backward, gloo runs"] == {"gloo:all_reduce": 1}
+        # activations, not weights: the (4, 600) partial outputs, then the (4, 64) partial input gradients
+        assert rank["forward, gloo runs (bytes each)"] == {"gloo:all_reduce": [4 * 600 * F32]} == {
+            "gloo:all_reduce": [9600]}
+        assert rank["backward, gloo runs (bytes each)"] == {"gloo:all_reduce": [4 * 64 * F32]} == {
+            "gloo:all_reduce": [1024]}
         assert rank["output equals the unsplit block's within 1e-4"] is True
         assert rank["input gradient equals the unsplit block's within 1e-4"] is True
 
 
 def test_pipeline_stages_send_and_receive_point_to_point(pp):
     first, last = pp
-    assert first["stage"] == "Linear + ReLU" and first["parameter shapes"] == "(128, 64), (128,)"
-    assert last["stage"] == "Linear" and last["parameter shapes"] == "(600, 128), (600,)"
+    assert first["stage"] == "Linear + ReLU" and first["0.weight"] == "Tensor, local (128, 64) of (128, 64)"
+    assert first["0.bias"] == "Tensor, local (128,) of (128,)"
+    assert last["stage"] == "Linear" and last["2.weight"] == "Tensor, local (600, 128) of (600, 128)"
+    assert last["2.bias"] == "Tensor, local (600,) of (600,)"
+    assert not any(k.startswith("2.") for k in first) and not any(k.startswith("0.") for k in last)
+    micro_batch = 4 * 128 * F32  # a (4, 128) float32 tensor: 8 rows cut into 2 micro-batches, 128 features
     for rank in pp:
-        assert rank["step 2, gloo runs"] == {"gloo:recv": 2, "gloo:send": 2}  # point to point only: no collective
-        assert set(rank["step 1, gloo runs"]) == {"gloo:recv", "gloo:send"}
-        step1 = rank["step 1, gloo runs"]
-        assert step1["gloo:send"] - 2 == step1["gloo:recv"] - 2 == 3  # three more each way on the first step
+        # point to point only, no collective: two sends and two receives of 2,048 bytes
+        step2 = rank["step 2, gloo runs (bytes each)"]
+        assert step2 == {"gloo:recv": [micro_batch] * 2, "gloo:send": [micro_batch] * 2}
+        assert micro_batch == 2048
+        step1 = rank["step 1, gloo runs (bytes each)"]
+        assert set(step1) == {"gloo:recv", "gloo:send"}
+        for call in ("gloo:send", "gloo:recv"):  # three more each way on the first step, none over 200 bytes
+            extra = list(step1[call])
+            for size in rank["step 2, gloo runs (bytes each)"][call]:
+                extra.remove(size)
+            assert len(extra) == 3 and max(extra) < 200
         assert rank["gradients equal the unsplit model's within 1e-4"] is True
     assert last["losses (one per micro-batch)"] == 2 and last["losses equal the unsplit model's within 1e-4"] is True
     assert "losses (one per micro-batch)" not in first
+
+
+def test_each_pipeline_rank_ran_every_forward_before_any_backward_as_gpipe_plans(pp):
+    from torch.distributed.pipelining._schedule_visualizer import get_schedule_ops
+
+    planned = get_schedule_ops("GPipe", 2, 2)  # ScheduleGPipe's pipeline_order, per rank
+    for rank, result in enumerate(pp):
+        assert result["step 1, computations in order"] == result["step 2, computations in order"] == "F0 F1 B0 B1"
+        plan = [str(a)[1:] for a in planned[rank] if a is not None and a.computation_type.value in ("F", "B")]
+        assert " ".join(plan) == result["step 2, computations in order"]
+
+
+def drawn(draw, *args):
+    """What a figure function returned, and what it printed."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        data = draw(*args)
+    return data, printed.getvalue()
+
+
+def assert_bilingual_figure(output):
+    assert output.startswith('<figure class="hood-figure">') and "<svg" in output
+    assert localize(output, "en") != localize(output, "es")
+    assert "\u27e6" not in figure_data(output)  # the data a trace keeps holds no words marker
+
+
+def test_ddp_figure_draws_whole_tensors_on_both_ranks_and_the_calls_with_their_bytes(ddp):
+    from snippets.distributed.holdings_figure import Transfer, draw_holdings
+
+    data, output = drawn(draw_holdings, "ddp", ddp)
+    assert_bilingual_figure(output)
+    for held in data["held"]:
+        assert [(p.name, p.placement, p.local, g.local) for p, g in held.values()] == [
+            ("weight", "whole", (600, 64), (600, 64)), ("bias", "whole", (600,), (600,))]
+    assert data["moved"] == [
+        Transfer("gloo calls while wrapping", "gloo:all_gather", 8, -1, -1),
+        Transfer("gloo calls while wrapping", "gloo:broadcast", 48, 0, 1),
+        Transfer("gloo calls while wrapping", "gloo:broadcast", 156000, 0, 1),
+        Transfer("gloo calls in forward + backward", "gloo:all_reduce", 156000, -1, -1)]
+    assert "gloo calls in forward + backward: gloo:all_reduce 156000 B, every rank" in figure_data(output)
+
+
+def test_fsdp_figure_draws_row_shards_a_gather_and_a_whole_gradient_all_reduce(fsdp):
+    from snippets.distributed.holdings_figure import Transfer, draw_holdings
+
+    data, output = drawn(draw_holdings, "fsdp", fsdp)
+    assert_bilingual_figure(output)
+    for held in data["held"]:
+        assert [(p.placement, p.local, p.whole, g.placement, g.local) for p, g in held.values()] == [
+            ("Shard(dim=0)", (300, 64), (600, 64), "Shard(dim=0)", (300, 64)),
+            ("Shard(dim=0)", (300,), (600,), "Shard(dim=0)", (300,))]
+    assert data["moved"] == [Transfer("forward", "gloo:all_gather", 78000, -1, -1),
+                             Transfer("backward", "gloo:all_reduce", 156000, -1, -1)]
+    assert "c10d._reduce_scatter_base_" in output  # what the backward asked for, next to what gloo ran
+
+
+def test_tensor_parallel_figure_draws_rows_then_columns_and_a_replicated_bias(tp):
+    from snippets.distributed.holdings_figure import Transfer, draw_holdings
+
+    data, output = drawn(draw_holdings, "tp", tp)
+    assert_bilingual_figure(output)
+    for held in data["held"]:
+        assert {name: (p.placement, p.local) for name, (p, _) in held.items()} == {
+            "0.weight": ("Shard(dim=0)", (64, 64)), "0.bias": ("Shard(dim=0)", (64,)),
+            "2.weight": ("Shard(dim=1)", (600, 64)), "2.bias": ("Replicate()", (600,))}
+    assert data["moved"] == [Transfer("forward", "gloo:all_reduce", 9600, -1, -1),
+                             Transfer("backward", "gloo:all_reduce", 1024, -1, -1)]
+
+
+def test_pipeline_figure_draws_whole_layers_and_sends_both_ways(pp):
+    from snippets.distributed.holdings_figure import Transfer, draw_holdings
+
+    data, output = drawn(draw_holdings, "pp", pp)
+    assert_bilingual_figure(output)
+    first, last = data["held"]
+    assert list(first) == ["0.weight", "0.bias"] and list(last) == ["2.weight", "2.bias"]
+    assert all(p.placement == "whole" and p.local == p.whole for held in (first, last) for p, _ in held.values())
+    assert data["moved"] == [Transfer("step 2", "gloo:send", 2048, 0, 1)] * 2 + [
+        Transfer("step 2", "gloo:send", 2048, 1, 0)] * 2  # rank 0 sends activations, rank 1 gradients back
+    assert "rank 1: no 0.weight" in figure_data(output) and "rank 0: no 2.weight" in figure_data(output)
+
+
+def test_schedule_figure_shows_each_rank_idle_two_of_six_slots(pp):
+    from snippets.distributed.schedule_figure import draw_schedule
+
+    data, output = drawn(draw_schedule, pp)
+    assert_bilingual_figure(output)
+    assert data["rows"] == [["F0", "F1", "-", "-", "B0", "B1"], ["-", "F0", "F1", "B0", "B1", "-"]]
+    assert data["idle"] == [2, 2] and data["slots"] == 6  # a third of the step: the bubble
+    assert "idle slots: rank 0 2 of 6, rank 1 2 of 6" in figure_data(output)
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+@pytest.mark.parametrize("micro_batches", [2, 4, 8])
+def test_gpipe_laid_out_idles_2_p_minus_1_of_2_m_plus_p_minus_1_slots_per_rank(stages, micro_batches):
+    from torch.distributed.pipelining._schedule_visualizer import get_schedule_ops
+
+    from snippets.distributed.schedule_figure import timeline
+
+    orders = [[str(a)[len(str(a.stage_index)):] for a in rank if a.computation_type.value in ("F", "B")]
+              for rank in get_schedule_ops("GPipe", stages, micro_batches)]
+    slot = timeline(orders)
+    slots = max(slot.values()) + 1
+    assert slots == 2 * (micro_batches + stages - 1)
+    for order in orders:
+        assert slots - len(order) == 2 * (stages - 1)
+    if (stages, micro_batches) == (2, 8):
+        assert (2 * (stages - 1), slots) == (2, 18)
+
+
+def test_timeline_refuses_orders_that_wait_on_each_other():
+    from snippets.distributed.schedule_figure import timeline
+
+    with pytest.raises(ValueError, match="wait on each other"):
+        timeline([["B0", "F0"], ["F0", "B0"]])  # rank 0's backward waits for rank 1's, which waits for rank 0
+
+
+def test_memory_figure_bytes_per_rank_next_to_one_process(ddp, fsdp, tp, pp):
+    from snippets.distributed.memory_figure import draw_memory
+
+    held, output = drawn(draw_memory, {"ddp": ddp, "fsdp": fsdp, "tp": tp, "pp": pp})
+    assert_bilingual_figure(output)
+    total = {pattern: {row: sum(parts.values()) for row, parts in rows.items()} for pattern, rows in held.items()}
+    for rows in held.values():
+        for parts in rows.values():  # Adam: two running averages per parameter, a 4-byte step count per parameter
+            assert parts["gradients"] == parts["parameters"]
+            assert parts["optimizer state"] - 2 * parts["parameters"] in (8, 16)
+    assert held["ddp"]["one process"] == held["ddp"]["rank 0"] == held["ddp"]["rank 1"]
+    assert held["ddp"]["rank 0"]["optimizer state"] == 2 * held["ddp"]["rank 0"]["parameters"] + 2 * 4
+    assert total["ddp"]["rank 0"] == 624008
+    assert total["fsdp"]["rank 0"] == total["fsdp"]["rank 1"] == 312008 == (624008 - 8) // 2 + 8
+    assert total["tp"]["one process"] == total["pp"]["one process"] == 1371536
+    assert total["tp"]["rank 0"] == total["tp"]["rank 1"] == 690576
+    assert 690576 - 1371536 // 2 == 600 * F32 * 4 // 2 + 8  # the replicated bias, its gradient and state; steps
+    assert (total["pp"]["rank 0"], total["pp"]["rank 1"]) == (133128, 1238408)
+    assert total["pp"]["rank 0"] + total["pp"]["rank 1"] == total["pp"]["one process"]
+
+
+def test_memory_figure_reference_models_are_the_ones_the_ranks_split(ddp, fsdp, tp, pp):
+    from snippets.distributed.holdings_figure import holdings_of
+    from snippets.distributed.memory_figure import UNSPLIT
+
+    for pattern, results in {"ddp": ddp, "fsdp": fsdp, "tp": tp, "pp": pp}.items():
+        whole = {name: p.whole for result in results for name, (p, _) in holdings_of(result).items()}
+        assert whole == {name: tuple(q.shape) for name, q in UNSPLIT[pattern]().named_parameters()}
+
+
+def test_show_ranks_prints_the_results_and_returns_them(monkeypatch, capsys):
+    monkeypatch.setattr(collectives, "run_ranks", lambda target, world_size: [{"a": 1}, {"a": 1}])
+    assert show_ranks("any.module:function") == [{"a": 1}, {"a": 1}]
+    assert capsys.readouterr().out.splitlines() == ["rank 0", "  a: 1", "rank 1: identical to rank 0"]
 
 
 def test_the_seed_pipeline_api_is_gone():

@@ -1,20 +1,33 @@
-"""What a rank can observe: the calls gloo ran (profiler), the collectives asked for (CommDebugMode), shards."""
+"""What a rank can observe: the calls gloo ran and their sizes (profiler), the collectives asked for
+(CommDebugMode), what it holds (shards, bytes) and the order it computed pipeline micro-batches in."""
 
 # --8<-- [start:body]
+import math
+import re
 from contextlib import contextmanager
 
+import torch
+from torch.distributed.tensor import DTensor
 from torch.distributed.tensor.debug import CommDebugMode
 from torch.profiler import ProfilerActivity, profile
 
+ELEMENT_BYTES = {"float": 4, "double": 8, "int": 4, "long int": 8, "unsigned char": 1}
+"""Bytes per element of the C++ types the profiler names a call's inputs with."""
+
 
 def profiled():
-    """A CPU profiler: its rows name what the gloo backend really ran (`gloo:all_reduce`, ...)."""
-    return profile(activities=[ProfilerActivity.CPU])
+    """A CPU profiler: its rows name what the gloo backend really ran (`gloo:all_reduce`, ...), with input shapes."""
+    return profile(activities=[ProfilerActivity.CPU], record_shapes=True)
 
 
 def gloo_calls(prof):
-    """Calls the gloo backend executed in a profiled region, by name."""
-    return {e.key: e.count for e in sorted(prof.key_averages(), key=lambda e: e.key) if e.key.startswith("gloo:")}
+    """Calls the gloo backend executed in a profiled region: by name, the bytes of the tensor each call was handed."""
+    calls = {}
+    for e in prof.events():
+        if e.name.startswith("gloo:"):
+            size = math.prod(e.input_shapes[0]) * ELEMENT_BYTES[e.input_dtypes[0]]
+            calls.setdefault(e.name, []).append(size)
+    return {name: sorted(sizes) for name, sizes in sorted(calls.items())}
 
 
 def comm_counts(comm_mode):
@@ -29,16 +42,42 @@ def observing(region):
     with profiled() as prof, comm_mode:
         yield seen
     seen[f"{region} asks for"] = comm_counts(comm_mode)
-    seen[f"{region}, gloo runs"] = gloo_calls(prof)
+    seen[f"{region}, gloo runs (bytes each)"] = gloo_calls(prof)
 
 
-def describe(p):
-    """A DTensor parameter: its placement, the shard this rank holds, the whole shape."""
-    return f"{type(p).__name__} {p.placements}, local {tuple(p.to_local().shape)} of {tuple(p.shape)}"
+def describe(t):
+    """A parameter or a gradient: its placement and the part this rank holds of the whole shape."""
+    if isinstance(t, DTensor):
+        return f"DTensor {t.placements}, local {tuple(t.to_local().shape)} of {tuple(t.shape)}"
+    return f"Tensor, local {tuple(t.shape)} of {tuple(t.shape)}"
 
 
-def describe_stage(stage):
-    """A pipeline stage: its layers and the shapes of the parameters this rank holds."""
-    return {"stage": " + ".join(type(m).__name__ for m in stage),
-            "parameter shapes": ", ".join(str(tuple(p.shape)) for p in stage.parameters())}
+def holdings(model):
+    """What this rank holds of each parameter of `model` and of its gradient, by name."""
+    return {f"{name}{part}": describe(t) for name, p in model.named_parameters()
+            for part, t in (("", p), (".grad", p.grad))}
+
+
+def bytes_after_adam_step(model):
+    """One Adam step on `model`; then the bytes of parameters, gradients and optimizer state this rank holds.
+
+    Of a DTensor, only the local shard counts: it is what this rank stores.
+    """
+    optimizer = torch.optim.Adam(model.parameters())
+    optimizer.step()  # Adam's state: two running averages per parameter, and a step count
+
+    def size(t):
+        t = t.to_local() if isinstance(t, DTensor) else t
+        return t.numel() * t.element_size()
+    params = list(model.parameters())
+    state = [t for s in optimizer.state.values() for t in s.values() if torch.is_tensor(t)]
+    return {"parameters": sum(map(size, params)), "gradients": sum(size(p.grad) for p in params),
+            "optimizer state": sum(map(size, state))}
+
+
+def computations(prof):
+    """The pipeline computations a profiled schedule step ran on this rank, in order: `F0 F1 B0 B1`."""
+    names = [e.name for e in sorted(prof.events(), key=lambda e: e.time_range.start)
+             if re.fullmatch(r"(Forward|Backward) \d+", e.name)]
+    return " ".join(name[0] + name.split()[1] for name in names)
 # --8<-- [end:body]

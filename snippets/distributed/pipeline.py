@@ -4,7 +4,7 @@ Run it yourself: `torchrun --nproc-per-node 2 -m snippets.distributed.pipeline`
 """
 
 from hood.capture.common import all_within
-from snippets.distributed.observe import describe_stage, gloo_calls, profiled
+from snippets.distributed.observe import bytes_after_adam_step, computations, gloo_calls, holdings, profiled
 from snippets.distributed.ranks import grads_within, process_group
 from snippets.distributed.workload import local_batch, loss_of, stage_of, two_layers, unsplit_step
 
@@ -16,27 +16,27 @@ from torch.distributed.pipelining import PipelineStage, ScheduleGPipe
 def pp_rank(steps=2, n_microbatches=2):
     """Two GPipe steps over a batch of 8: returns what this rank observed."""
     with process_group() as (rank, world):
-        stage_module = stage_of(two_layers(), rank)
-        stage = PipelineStage(stage_module, rank, world, torch.device("cpu"))
+        layers = stage_of(two_layers(), rank)
+        stage = PipelineStage(layers, rank, world, torch.device("cpu"))
         schedule = ScheduleGPipe(stage, n_microbatches=n_microbatches, loss_fn=loss_of)
         x, y = local_batch(0, rows=8)  # one batch for the whole pipeline
-        seen = describe_stage(stage_module)
+        seen = {"stage": " + ".join(type(layer).__name__ for layer in layers)}
         for step in range(1, steps + 1):
-            stage_module.zero_grad()
+            layers.zero_grad()
             losses = []  # the last stage appends one loss per micro-batch
             with profiled() as prof:
                 if rank == 0:
                     schedule.step(x)  # the first stage feeds the inputs
                 else:
                     schedule.step(target=y, losses=losses)  # the last stage computes the loss
-            seen[f"step {step}, gloo runs"] = gloo_calls(prof)
+            seen[f"step {step}, gloo runs (bytes each)"] = gloo_calls(prof)
+            seen[f"step {step}, computations in order"] = computations(prof)
         reference, ref_losses = unsplit_step(x, y, n_microbatches)
-        seen["gradients equal the unsplit model's within 1e-4"] = grads_within(
-            stage_module, stage_of(reference, rank), 1e-4)
+        seen["gradients equal the unsplit model's within 1e-4"] = grads_within(layers, stage_of(reference, rank), 1e-4)
         if rank == world - 1:
             seen["losses (one per micro-batch)"] = len(losses)
             seen["losses equal the unsplit model's within 1e-4"] = all_within(zip(losses, ref_losses), 1e-4)
-        return seen
+        return {**seen, **holdings(layers), "bytes held after an Adam step": bytes_after_adam_step(layers)}
 # --8<-- [end:body]
 
 

@@ -4,7 +4,7 @@ Run it yourself: `torchrun --nproc-per-node 2 -m snippets.distributed.tensor_par
 """
 
 from hood.capture.common import max_diff
-from snippets.distributed.observe import describe, observing
+from snippets.distributed.observe import bytes_after_adam_step, holdings, observing
 from snippets.distributed.ranks import process_group
 from snippets.distributed.workload import two_layers
 
@@ -29,12 +29,12 @@ def tp_rank():
             loss.backward()
             x_grad = x.grad.clone()
         x_ref = x.detach().clone().requires_grad_()
-        y_ref = reference(x_ref)
-        y_ref.sum().backward()
+        reference(x_ref).sum().backward()
         return {
-            **{name: describe(p) for name, p in model.named_parameters()}, **forward, **backward,
-            "output equals the unsplit block's within 1e-4": max_diff(y, y_ref, 1e-4).within,
+            **holdings(model), **forward, **backward,
+            "output equals the unsplit block's within 1e-4": max_diff(y, reference(x_ref), 1e-4).within,
             "input gradient equals the unsplit block's within 1e-4": max_diff(x_grad, x_ref.grad, 1e-4).within,
+            "bytes held after an Adam step": bytes_after_adam_step(model),
         }
 # --8<-- [end:body]
 

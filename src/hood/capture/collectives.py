@@ -150,6 +150,13 @@ def render_distinct_ranks(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def show_ranks(target: str, world_size: int = 2) -> list[dict]:
+    """`run_ranks`, then print the results as `render_distinct_ranks` does; return them for the drawings."""
+    results = run_ranks(target, world_size)
+    print(render_distinct_ranks(results))
+    return results
+
+
 def _rank_main(target: str, out: str) -> None:
     module_name, _, function = target.partition(":")
     result = getattr(importlib.import_module(module_name), function)()
