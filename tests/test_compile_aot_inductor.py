@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from hood.capture.common import localize
+from hood.capture.figure import figure_data, without_data
 from hood.capture.compile import (
     CACHE_COUNTERS,
     CompileRun,
@@ -21,6 +22,7 @@ from snippets.compile.heads import head
 from snippets.compile.compile_debug import debug_folder_listing
 from snippets.compile.inductor_code import generated_code
 from snippets.compile.inductor_summary import show_inductor_code
+from snippets.compile.partition_diagram import partition_diagram
 from snippets.compile.pipeline_diagram import calls, pipeline_diagram
 from snippets.running_example import running_example
 
@@ -83,16 +85,69 @@ def test_forward_saves_x_the_softmax_output_and_w_but_not_the_logits(graphs):
 
 
 def test_pipeline_diagram_counts(capsys):
+    """The pipeline figure: its boxes carry the counts of the real graphs; its trace keeps only those counts."""
     graphs = pipeline_diagram()
-    svg = capsys.readouterr().out
+    out = capsys.readouterr().out
     assert [calls(graphs[k]) for k in ("dynamo", "joint", "forward", "backward")] == [2, 14, 6, 8]
+
     def details(language):
-        root = ET.fromstring(localize(svg, language))
+        svg = localize(without_data(out), language)
+        root = ET.fromstring(svg[svg.index("<svg"):svg.index("</svg>") + len("</svg>")])
         return [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "detail"]
 
-    english = details("en")
-    assert "joint graph: 14 ATen ops" in english and "6 ATen ops" in english and "8 ATen ops" in english
-    assert "grafo conjunto: 14 ops de ATen" in details("es") and "6 ops de ATen" in details("es")
+    english, spanish = details("en"), details("es")
+    assert "joint, 14 ATen ops" in english and "6 ATen ops" in english and "8 ATen ops" in english
+    assert "FX, 2 torch calls" in english and "FX, 2 llamadas" in spanish
+    assert "conjunto, 14 ops" in spanish and "6 ops de ATen" in spanish
+    assert localize(out, "en") != localize(out, "es")
+    kept = figure_data(out)
+    assert "\u27e6" not in kept
+    assert kept.splitlines()[2:] == ["dynamo graph: 2 calls", "joint graph: 14 calls", "forward graph: 6 calls",
+                                     "backward graph: 8 calls"]
+
+
+@pytest.fixture(scope="module")
+def partition(graphs):
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        cut = partition_diagram(graphs)
+    return cut, out.getvalue()
+
+
+def test_partition_figure_saves_three_tensors_and_recomputes_nothing(partition, graphs):
+    """The page: three arrows from primals_1, detach_1, t_1 (returned after _softmax) to the backward's first
+    three inputs, the fourth is tangents_1; gradients of x, W, b are mm, t_4, view; nothing is recomputed."""
+    cut, _ = partition
+    assert cut.saved == ["primals_1", "detach_1", "t_1"] == [name for name, _ in saved_for_backward(graphs)]
+    (output,) = [n for n in graphs["forward"].graph.nodes if n.op == "output"]
+    assert [a.name for a in output.args[0]] == ["_softmax", *cut.saved]
+    assert [v.name for v in cut.backward[:4]] == [*cut.saved, "tangents_1"]
+    assert [v.role for v in cut.backward[:4]] == ["saved", "saved", "saved", "tangent"]
+    assert {v.name: v.role for v in cut.forward if v.role != "op"} == {
+        "primals_1": "saved", "primals_2": "input", "primals_3": "input", "_softmax": "output",
+        "detach_1": "saved", "t_1": "saved"}
+    gradients = [(v.name, v.of) for v in cut.backward if v.role == "gradient"]
+    assert sorted(gradients, key=lambda g: "xWb".index(g[1])) == [("mm", "x"), ("t_4", "W"), ("view", "b")]
+    (bw_output,) = [n for n in graphs["backward"].graph.nodes if n.op == "output"]
+    assert [a.name for a in bw_output.args[0]] == ["mm", "t_4", "view"]
+    assert cut.recomputed == [] and not any(v.role == "recomputed" for v in cut.backward)
+    forward_ops = {v.name for v in cut.forward}
+    assert not forward_ops & {v.name for v in cut.backward if v.role != "saved"}
+
+
+def test_partition_figure_draws_one_arrow_per_saved_tensor_in_both_languages(partition):
+    cut, out = partition
+    english, spanish = localize(out, "en"), localize(out, "es")
+    assert english != spanish and "forward graph" in english and "grafo del forward" in spanish
+    assert "recomputed in the backward: nothing" in english and "recalculado en el backward: nada" in spanish
+    assert english.count('marker-end="url(#arrow)"') == len(cut.saved) == 3
+    kept = figure_data(out)
+    assert "\u27e6" not in kept and "<svg" not in kept
+    assert "saved: primals_1, detach_1, t_1" in kept and "recomputed: none" in kept
+    assert len(kept.splitlines()) == 1 + len(cut.forward) + len(cut.backward) + 2
 
 
 @pytest.fixture(scope="module")
@@ -220,3 +275,29 @@ def test_compile_debug_writes_under_the_working_directory_and_a_cache_hit_writes
     hit = debug_folder_listing(graph_caches=True)
     assert not any("model__0_inference" in path for path in hit)
     assert any(path.endswith("debug.log") for path in hit)
+
+
+@pytest.mark.parametrize("page", ["theory/03-compile.md", "labs/03-compile-and-survey.md"])
+def test_no_two_modules_of_a_setup_block_define_the_same_name(page):
+    """A setup block runs its modules in one namespace: a name defined twice would silently replace the first
+    (a drawing's box height, say), so each top-level name comes from one module."""
+    import ast
+    import re
+
+    from tests.sitekit import ROOT
+
+    text = (ROOT / "docs" / "en" / page).read_text(encoding="utf-8")
+    setup = text[text.index('id="setup"'):].split("```", 1)[0]
+    owners: dict[str, list[str]] = {}
+    for include in re.findall(r'--8<-- "([^"]+)"', setup):
+        path, _, section = include.partition(":")
+        source = next(p for p in (ROOT / "snippets" / path, ROOT / "src" / path) if p.exists()).read_text()
+        if section:
+            source = source.split(f"# --8<-- [start:{section}]")[1].split(f"# --8<-- [end:{section}]")[0]
+        for node in ast.parse(source).body:
+            targets = ([node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else
+                       [n.id for t in getattr(node, "targets", [getattr(node, "target", None)]) if t is not None
+                        for n in ast.walk(t) if isinstance(n, ast.Name)])
+            for name in targets:
+                owners.setdefault(name, []).append(path)
+    assert {name: paths for name, paths in owners.items() if len(paths) > 1} == {}

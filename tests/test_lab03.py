@@ -11,7 +11,17 @@ from hood.capture.compile import InductorOutput
 from snippets.compile.aot_graphs import aot_graphs, saved_for_backward
 from snippets.compile.heads import TinyHead
 from snippets.lab03.compile_head import compile_head
-from snippets.lab03.kernel_annotation import ANNOTATION, KERNEL, Check, annotate, evaluate, render_annotation
+from hood.capture.common import localize
+from hood.capture.figure import figure_data
+from snippets.lab03.kernel_annotation import (
+    ANNOTATION,
+    KERNEL,
+    Check,
+    annotate,
+    describe,
+    evaluate,
+    render_annotation,
+)
 from tests.sitekit import ROOT
 
 
@@ -165,12 +175,110 @@ def test_run_writes_every_deliverable(tmp_path):
 
 
 def test_one_claim_block_prints_its_check_holding(compiled):
-    """Part D's short block: claim 3, its one check holds on three lines."""
+    """Part D's short block: claim 3, its one check holds on three lines, said in the page's language."""
     head_code, _ = compiled
     claim = ANNOTATION[2]
-    assert claim.title == "Three passes, not one" and len(claim.checks) == 1
+    assert localize(claim.title, "en") == "Three passes, not one" and len(claim.checks) == 1
+    assert localize(claim.title, "es") == "Tres pasadas, no una"
     ok, lines = evaluate(claim.checks[0], head_code)
     assert ok and len(lines) == 3 == claim.checks[0].count
+    said = describe(claim.checks[0], ok, lines)
+    assert localize(said, "en").endswith("3 times: True, 3 lines")
+    assert localize(said, "es").endswith("3 veces: True, 3 líneas") and "must match" not in localize(said, "es")
+
+
+def test_the_annotation_is_written_in_each_language(compiled):
+    """Every claim has an English and a Spanish title and text; the rendered annotation has no English in Spanish."""
+    head_code, _ = compiled
+    for claim in ANNOTATION:
+        for part in (claim.title, claim.text):
+            assert localize(part, "en") != localize(part, "es")
+    text = render_annotation(annotate(head_code))
+    spanish = localize(text, "es")
+    assert "Qué se fusionó" in spanish and "línea(s)" in spanish and "p. ej." in spanish
+    assert "line(s)" not in spanish and "e.g." not in spanish and "ninguna línea" in spanish
+
+
+@pytest.fixture(scope="module")
+def placed(compiled):
+    import contextlib
+    import io
+
+    from snippets.lab03.annotated_kernel import show_annotated_kernel
+
+    head_code, _ = compiled
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        notes = show_annotated_kernel(head_code)
+    return head_code, notes, out.getvalue()
+
+
+def test_annotated_kernel_points_each_note_at_the_lines_the_page_names(placed):
+    """Part D's figure: claim 3 at kernel lines 21, 37, 55 (the loops over x1), inside the loop over x0 (16), shared
+    by the omp for of 15; claim 8 at 13 (the scratch array), 47 (stored) and 60 (read); wrapper 8 and 15."""
+    from snippets.lab03.annotated_kernel import listing
+
+    head_code, notes, _ = placed
+    kernel, wrapper = listing(head_code, "kernel"), listing(head_code, "wrapper")
+    assert kernel == head_code.kernels[KERNEL].rstrip("\n").splitlines() and kernel[0].startswith("#include")
+    by_title = {localize(n.title, "en"): n for n in notes}
+    three, eight = by_title["Three passes, not one"], by_title["What is not materialised"]
+    assert three.lines == {"wrapper": [], "kernel": [21, 37, 55]}
+    assert all(kernel[n - 1].strip().startswith("for(int64_t x1=static_cast<int64_t>(0L); x1<static_cast<int64_t>"
+                                                 "(600L)") for n in three.lines["kernel"])
+    rows_loop = [i for i, line in enumerate(kernel, 1) if line.strip().startswith("for(int64_t x0=")]
+    assert rows_loop == [16] and kernel[14].strip() == "#pragma omp for"
+    assert rows_loop[0] < min(three.lines["kernel"])  # the three x1 loops sit inside the loop over the rows
+    assert eight.lines["kernel"] == [13, 47, 60]
+    assert "std::make_unique<float []>(600L)" in kernel[12]
+    assert kernel[46].strip().startswith("tmp4.store(local_buffer_data_0") and "loadu(local_buffer_data_0" in kernel[59]
+    assert wrapper[7].startswith("extern_kernels.addmm(") and wrapper[14].startswith(f"{KERNEL}(buf0, ")
+    assert by_title["What was not fused"].lines == {"wrapper": [8, 15], "kernel": []}
+
+
+def test_annotated_kernel_lines_are_the_lines_the_checks_count(placed):
+    """Every note points at exactly the lines `evaluate` counts, and every check of every note holds."""
+    from snippets.lab03.annotated_kernel import listing, matched_lines
+
+    head_code, notes, _ = placed
+    assert len(notes) == len(ANNOTATION) == 8
+    for note, claim in zip(notes, ANNOTATION):
+        assert note.holding == note.checks == len(claim.checks)
+        for check in claim.checks:
+            numbers = matched_lines(check, head_code)
+            lines = listing(head_code, check.where)
+            assert [lines[n - 1].strip() for n in numbers] == evaluate(check, head_code)[1]
+            assert set(numbers) <= set(note.lines[check.where])
+
+
+def test_annotated_kernel_figure_in_both_languages_keeps_its_line_numbers(placed):
+    from snippets.lab03.annotated_kernel import spans
+
+    head_code, notes, out = placed
+    english, spanish = localize(out, "en"), localize(out, "es")
+    assert english != spanish
+    label = re.compile(r'aria-label="([^"]*)"')
+    assert label.search(english)[1] != label.search(spanish)[1] and "numerados" in label.search(spanish)[1]
+    assert "(kernel, lines 21, 37, 55)" in english and "(kernel, líneas 21, 37, 55)" in spanish
+    assert "Tres pasadas, no una" in spanish and "Se cumple su única comprobación." in spanish
+    assert "Se cumplen sus 5 comprobaciones." in spanish and "All 4 of its checks hold." in english
+    assert "Only" not in english and "Solo" not in spanish
+    assert english.count('class="hll"') == len({(w, n) for note in notes for w, ns in note.lines.items() for n in ns})
+    kept = figure_data(out)
+    assert "\u27e6" not in kept and "<pre>" not in kept
+    assert "3. Three passes, not one: wrapper -, kernel [21, 37, 55]; 1/1 checks hold" in kept
+    assert spans([12, 13, 14, 20]) == "12\u201314, 20"
+
+
+def test_annotated_kernel_says_so_when_a_check_fails(placed):
+    from snippets.lab03.annotated_kernel import annotated_kernel_html, place_notes
+
+    head_code, _, _ = placed
+    kernel = head_code.kernels[KERNEL].replace("x1<static_cast<int64_t>(600L)", "x1<static_cast<int64_t>(601L)", 1)
+    changed = dataclasses.replace(head_code, kernels={KERNEL: kernel})
+    notes = place_notes(changed)
+    assert (notes[2].holding, notes[2].lines["kernel"]) == (0, [37, 55])
+    assert "Only 0 of its 1 checks hold." in localize(annotated_kernel_html(changed, notes), "en")
 
 
 def test_attention_fuses_mask_scale_and_softmax_into_one_kernel(capsys):

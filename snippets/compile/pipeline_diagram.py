@@ -2,6 +2,7 @@
 
 from hood.capture.common import words
 from hood.capture.diagram import Node, layered_svg
+from hood.capture.figure import figure
 from snippets.compile.aot_graphs import aot_graphs
 from snippets.compile.heads import head
 from snippets.running_example import running_example
@@ -22,19 +23,22 @@ def pipeline_diagram():
     instructions = len(list(dis.get_instructions(head)))
     nodes = [
         Node("py", words(en="Python bytecode", es="bytecode de Python"),
-             words(en=f"head: {instructions} instructions", es=f"head: {instructions} instrucciones")),
-        Node("dynamo", "Dynamo", words(en=f"FX graph: {n['dynamo']} torch calls",
-                                       es=f"grafo FX: {n['dynamo']} llamadas a torch")),
-        Node("aot", "AOTAutograd", words(en=f"joint graph: {n['joint']} ATen ops",
-                                         es=f"grafo conjunto: {n['joint']} ops de ATen")),
+             words(en=f"{instructions} instructions", es=f"{instructions} instrucciones")),
+        Node("dynamo", "Dynamo", words(en=f"FX, {n['dynamo']} torch calls", es=f"FX, {n['dynamo']} llamadas")),
+        Node("aot", "AOTAutograd", words(en=f"joint, {n['joint']} ATen ops", es=f"conjunto, {n['joint']} ops")),
         Node("fw", words(en="forward graph", es="grafo del forward"),
              words(en=f"{n['forward']} ATen ops", es=f"{n['forward']} ops de ATen")),
         Node("bw", words(en="backward graph", es="grafo del backward"),
              words(en=f"{n['backward']} ATen ops", es=f"{n['backward']} ops de ATen")),
-        Node("inductor", "Inductor", words(en="C++ and OpenMP on CPU", es="C++ y OpenMP en CPU")),
+        Node("inductor", "Inductor", words(en="C++, OpenMP on CPU", es="C++ y OpenMP en CPU")),
     ]
     edges = [("py", "dynamo"), ("dynamo", "aot"), ("aot", "fw"), ("aot", "bw"), ("fw", "inductor"), ("bw", "inductor")]
-    print(layered_svg(nodes, edges, words(en="torch.compile on the running example",
-                                           es="torch.compile sobre el ejemplo que nos acompaña")))
+    svg = layered_svg(nodes, edges, words(en="torch.compile on the running example",
+                                          es="torch.compile sobre el ejemplo que nos acompaña"))
+    data = "\n".join([f"head: {instructions} bytecode instructions"]
+                      + [f"{name} graph: {count} calls" for name, count in n.items()])
+    print(figure(svg, data, words(
+        en="Each box is a stage; its second line was counted on what that stage produced for the head.",
+        es="Cada caja es una etapa; su segunda línea se contó sobre lo que esa etapa produjo para la cabeza.")))
     return graphs
 # --8<-- [end:body]

@@ -2,10 +2,12 @@
 
 Timings are measurements, never traces: pages show them in blocks with `trace="off"`. What tests can
 check is the logic: which sentence a set of numbers selects, and that the chart is valid SVG. Words are printed
-in both languages with `words` (the page shows its own): a page includes `hood/capture/common.py:body` first.
+in both languages with `words` (the page shows its own): a page includes `hood/capture/common.py:body` and
+`hood/capture/figure.py:body` first.
 """
 
 from hood.capture.common import words
+from hood.capture.figure import box, drawing, figure, text
 
 # --8<-- [start:body]
 import math
@@ -114,10 +116,17 @@ def render_table(rows: list[Timing]) -> str:
 TITLE = words(en="Eager versus compiled, microseconds per call (log scale)",
               es="Eager frente a compilado, microsegundos por llamada (escala logarítmica)")
 
+SERIES = (("eager", "c1", "eager"), ("torch.compile", "accent", words(en="compiled", es="compilado")))
+"""Each bar series: its legend (a name, in every language), its colour class and the word its tooltips use."""
+
+
+def _value(us: float) -> str:
+    return f"{us:.0f}" if us >= 100 else f"{us:.1f}"
+
 
 def bar_chart_svg(rows: list[Timing], title: str = TITLE) -> str:
     """Grouped bars, eager and compiled per batch size, on a log-scale axis; inline SVG, no script."""
-    width, height, left, bottom, top = 560, 300, 64, 44, 36
+    width, height, left, bottom, top, right = 410, 288, 52, 60, 32, 8
     plot_h = height - bottom - top
     values = [v for r in rows for v in (r.eager_us, r.compiled_us)]
     lo = 10 ** math.floor(math.log10(min(values)))
@@ -127,44 +136,27 @@ def bar_chart_svg(rows: list[Timing], title: str = TITLE) -> str:
     def y(value: float) -> float:
         return top + plot_h * (1 - (math.log10(value) - math.log10(lo)) / span)
 
-    group = (width - left - 16) / max(len(rows), 1)
-    bar = min(group / 3, 48)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="hood-chart" viewBox="0 0 {width} {height}" width="{width}" '
-        f'role="img" aria-label="{escape(title)}" '
-        'style="max-width:100%;height:auto;font-family:var(--md-code-font-family,monospace)">'
-        f"<title>{escape(title)}</title>",
-        f'<text x="{width / 2:.0f}" y="18" text-anchor="middle" font-size="13" '
-        f'fill="currentColor">{escape(title)}</text>',
-    ]
+    group = (width - left - right) / max(len(rows), 1)
+    bar = min(group / 2.6, 48)
+    parts = [text(left - 8, top - 14, "µs", "small", "end")]
     decade = lo
     while decade <= hi * 1.0001:
-        parts.append(f'<line x1="{left}" x2="{width - 16}" y1="{y(decade):.1f}" y2="{y(decade):.1f}" '
-                     'stroke="currentColor" stroke-opacity="0.15"/>'
-                     f'<text x="{left - 6}" y="{y(decade) + 4:.1f}" text-anchor="end" font-size="11" '
-                     f'fill="currentColor">{decade:g}</text>')
+        parts.append(f'<line x1="{left}" x2="{width - right}" y1="{y(decade):.1f}" y2="{y(decade):.1f}" '
+                     'stroke-opacity="0.25"/>' + text(left - 6, y(decade) + 4, f"{decade:g}", "small", "end"))
         decade *= 10
     for i, r in enumerate(rows):
         x0 = left + i * group + (group - 2 * bar) / 2
-        for j, (label, value, colour) in enumerate((("eager", r.eager_us, "var(--md-default-fg-color--light,#888)"),
-                                                    ("compiled", r.compiled_us, "var(--md-primary-fg-color,#ff5722)"))):
+        for j, ((_, css, word), value) in enumerate(zip(SERIES, (r.eager_us, r.compiled_us))):
             x = x0 + j * bar
-            parts.append(f'<rect x="{x:.1f}" y="{y(value):.1f}" width="{bar - 4:.1f}" '
-                         f'height="{height - bottom - y(value):.1f}" '
-                         f'fill="{colour}"><title>{label}, {batch(r.batch)}: {value:.1f} µs</title></rect>'
-                         f'<text x="{x + (bar - 4) / 2:.1f}" y="{y(value) - 4:.1f}" text-anchor="middle" '
-                         f'font-size="10" fill="currentColor">{value:.1f}</text>')
-        parts.append(f'<text x="{x0 + bar - 2:.1f}" y="{height - bottom + 16}" text-anchor="middle" font-size="12" '
-                     f'fill="currentColor">{batch(r.batch)}</text>')
-    legend_y = height - 10
-    parts.append(f'<rect x="{left}" y="{legend_y - 9}" width="10" height="10" '
-                 'fill="var(--md-default-fg-color--light,#888)"/>'
-                 f'<text x="{left + 14}" y="{legend_y}" font-size="11" fill="currentColor">eager</text>'
-                 f'<rect x="{left + 70}" y="{legend_y - 9}" width="10" height="10" '
-                 'fill="var(--md-primary-fg-color,#ff5722)"/>'
-                 f'<text x="{left + 84}" y="{legend_y}" font-size="11" fill="currentColor">torch.compile</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+            parts.append(box(x, y(value), bar - 4, height - bottom - y(value), css,
+                             f"{word}, {batch(r.batch)}: {_value(value)} µs")
+                         + text(x + (bar - 4) / 2, y(value) - 4, _value(value), "small"))
+        parts.append(text(x0 + bar - 2, height - bottom + 18, batch(r.batch), "detail"))
+    legend_y = height - 18
+    for j, (name, css, _) in enumerate(SERIES):
+        x = left + j * 110
+        parts.append(box(x, legend_y - 11, 12, 12, css) + text(x + 18, legend_y, name, "small", "start"))
+    return drawing(width, height, title, "".join(parts))
 
 
 def batch(size: int) -> str:
@@ -173,7 +165,12 @@ def batch(size: int) -> str:
 
 
 def render_html(rows: list[Timing]) -> str:
-    """The chart, then the sentence the numbers chose, in every language (the page shows its own)."""
-    sentences = interpret(rows)
-    return f'<div class="hood-timing">{bar_chart_svg(rows)}<p>{escape(words(**sentences))}</p></div>'
+    """The chart as a figure (its data: the numbers drawn), then the sentence the numbers chose, in every language."""
+    data = "\n".join(f"batch {r.batch}: eager {r.eager_us:.1f} µs, compiled {r.compiled_us:.1f} µs" for r in rows)
+    caption = words(en="Median microseconds per call at each batch size, on one thread, measured while this site was "
+                       "built; the scale is logarithmic.",
+                    es="Mediana de microsegundos por llamada con cada tamaño de lote, en un hilo, medida durante la "
+                       "construcción de este sitio; la escala es logarítmica.")
+    sentence = escape(words(**interpret(rows)))
+    return f'<div class="hood-timing">{figure(bar_chart_svg(rows), data, caption)}<p>{sentence}</p></div>'
 # --8<-- [end:body]
