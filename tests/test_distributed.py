@@ -274,6 +274,18 @@ def test_memory_figure_reference_models_are_the_ones_the_ranks_split(ddp, fsdp, 
     for pattern, results in {"ddp": ddp, "fsdp": fsdp, "tp": tp, "pp": pp}.items():
         whole = {name: p.whole for result in results for name, (p, _) in holdings_of(result).items()}
         assert whole == {name: tuple(q.shape) for name, q in UNSPLIT[pattern]().named_parameters()}
+    # the head for DDP and FSDP2, the two-layer block of two_layers() for tensor and pipeline parallelism
+    head = {"weight": (600, 64), "bias": (600,)}
+    block = {"0.weight": (128, 64), "0.bias": (128,), "2.weight": (600, 128), "2.bias": (600,)}
+    for pattern, shapes in {"ddp": head, "fsdp": head, "tp": block, "pp": block}.items():
+        assert {name: tuple(q.shape) for name, q in UNSPLIT[pattern]().named_parameters()} == shapes
+    assert [type(m).__name__ for m in UNSPLIT["tp"]()] == ["Linear", "ReLU", "Linear"]
+
+
+def test_the_page_reads_four_runs_and_six_drawings():
+    page = (Path(__file__).resolve().parents[1] / "docs" / "en" / "theory" / "04-distributed.md").read_text()
+    assert page.count("= show_ranks(") == 4 and page.count('html="on"') == 6
+    assert "four runs and six drawings to read" in page
 
 
 def test_show_ranks_prints_the_results_and_returns_them(monkeypatch, capsys):

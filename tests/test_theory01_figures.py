@@ -130,3 +130,15 @@ def test_the_storage_grid(grid):
     assert by_name["W[1:3]"].layout.offset == 4 and by_name["W[1:3]"].cells == tuple(range(4, 12))
     narrow = by_name["W.narrow(1, 1, 2)"]
     assert narrow.layout.offset == 1 and narrow.layout.stride[0] == 4 and narrow.cells == (1, 2, 5, 6, 9, 10)
+
+
+def test_the_views_share_a_storage_but_not_a_data_ptr(grid):
+    (size, views), _ = grid
+    W = torch.arange(float(size)).reshape(3, 4)  # the figure's W, and the views its rows name
+    made = {"W": W, "W.t()": W.t(), "W[1:3]": W[1:3], "W.narrow(1, 1, 2)": W.narrow(1, 1, 2)}
+    assert list(made) == [v.layout.name for v in views]
+    for v in views:  # one storage address; each tensor's own data_ptr() is `offset` cells on
+        t = made[v.layout.name]
+        assert v.shared and t.untyped_storage().data_ptr() == W.untyped_storage().data_ptr()
+        assert t.data_ptr() - W.data_ptr() == v.layout.offset * W.element_size()
+    assert made["W[1:3]"].data_ptr() - W.data_ptr() == 16

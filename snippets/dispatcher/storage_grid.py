@@ -75,9 +75,9 @@ def storage_svg(size: int, views: list[ViewCells], title: str) -> str:
 def _shared_line(views: list[ViewCells]) -> str:
     shared, n = sum(v.shared for v in views), len(views)
     if shared == n:
-        return words(en=f"one data_ptr() for all {n} tensors", es=f"un mismo data_ptr() para los {n} tensores")
-    return words(en=f"W's data_ptr() for {shared} of {n} tensors",
-                 es=f"el data_ptr() de W para {shared} de {n} tensores")
+        return words(en=f"one storage for all {n} tensors", es=f"un mismo almacenamiento para los {n} tensores")
+    return words(en=f"W's storage for {shared} of {n} tensors",
+                 es=f"el almacenamiento de W para {shared} de {n} tensores")
 
 
 def storage_grid():
