@@ -74,6 +74,9 @@ def test_diagrams_are_drawn_from_the_real_graphs(capsys):
     assert boxes["AddmmBackward0"] == "mat1 is x, mat2 shares W's memory"
     assert svg_boxes(out, "es")["AddmmBackward0"] == "mat1 es x, mat2 comparte memoria con W"  # same data
     assert "<figcaption>" in out
+    # "an arrow goes from a node to each of its next_functions": AddmmBackward0 to b, x, TBackward0; TBackward0 to W
+    svg = re.search(r"<svg\b.*?</svg>", localize(out, "en"), re.DOTALL).group(0)
+    assert len([p for p in ET.fromstring(svg).iter(f"{SVG}path") if p.get("marker-end")]) == len(linear.edges) == 4
     # the caption: two nodes record the forward, one AccumulateGrad per leaf
     assert [n.name for n in linear.nodes if n.name != "AccumulateGrad"] == ["AddmmBackward0", "TBackward0"]
     assert sorted(n.variable for n in linear.nodes if n.name == "AccumulateGrad") == ["W", "b", "x"]

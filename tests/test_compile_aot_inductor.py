@@ -1,5 +1,6 @@
 """Theory 03, AOTAutograd and Inductor: the joint graph, the partition, the generated code and the caches."""
 
+import re
 import tempfile
 import xml.etree.ElementTree as ET
 
@@ -144,6 +145,12 @@ def test_partition_figure_draws_one_arrow_per_saved_tensor_in_both_languages(par
     assert english != spanish and "forward graph" in english and "grafo del forward" in spanish
     assert "recomputed in the backward: nothing" in english and "recalculado en el backward: nada" in spanish
     assert english.count('marker-end="url(#arrow)"') == len(cut.saved) == 3
+    # "primals_1 is x itself ... its box has the colour of the saved tensors and not that of the inputs W and b"
+    forward_boxes = re.findall(r'<g class="node ([^"]*)">.*?<text[^>]*>([^<]*)</text>', english)[:len(cut.forward)]
+    colour = {name: css for css, name in forward_boxes}
+    assert colour["primals_1"] == colour["detach_1"] == colour["t_1"] == "accent"
+    assert colour["primals_2"] == colour["primals_3"] == "c1"
+    assert [v.of for v in cut.forward[:3]] == ["x", "W", "b"]
     kept = figure_data(out)
     assert "\u27e6" not in kept and "<svg" not in kept
     assert "saved: primals_1, detach_1, t_1" in kept and "recomputed: none" in kept

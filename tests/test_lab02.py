@@ -70,13 +70,16 @@ def test_tables_drawn_side_by_side(scaled_linear, capsys):
     capsys.readouterr()
     differ = draw_tables(ours, addmm)
     out = capsys.readouterr().out
-    # "the three rows the operators share become one box across both columns"; four keys differ
+    # "each of the three rows the operators share becomes one box across both columns"; four keys differ
     assert differ == ["AutocastCPU", "AutogradCPU", "Meta", "CPU"]
     shared = [a.key for a, b in zip(ours, addmm) if a == b]
     assert shared == ["ADInplaceOrView", "Functionalize", "Python"]
     root = ET.fromstring(re.search(r"<svg\b.*?</svg>", localize(out, "en"), re.DOTALL).group(0))
     rects = [r.get("class") for r in root.iter("{http://www.w3.org/2000/svg}rect")]
     assert rects.count("muted") == len(shared) and rects.count("accent") == 2 * len(differ)
+    widths = {css: {float(r.get("width")) for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("class") == css}
+              for css in ("muted", "accent")}
+    assert len(widths["muted"]) == len(widths["accent"]) == 1 and min(widths["muted"]) > 2 * min(widths["accent"])
     texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
     assert texts[:2] == ["hood::scaled_linear", "aten::addmm"] and "default backend kernel" in texts
     assert localize(out, "en") != localize(out, "es")

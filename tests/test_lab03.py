@@ -116,7 +116,8 @@ def test_timing_returns_one_row_per_batch_size():
 def test_the_timing_sentence_reads_the_gap_as_part_e_says():
     """Part E's prose, on time_head's own rows and then at the edges: when the compiled head is slower at every
     batch size, a gap within a factor of two reads as a fixed cost per call, one that grows steadily beyond it
-    as a difference in the kernels' work; a compiled head that wins only from some batch size on names it."""
+    as a difference in the kernels' work, any other gap without naming a cause; a compiled head that wins only
+    from some batch size on names it."""
     from hood.capture.compile_timing import Timing, interpret, verdict
     from snippets.lab03.timing import time_head
 

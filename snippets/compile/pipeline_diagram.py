@@ -24,8 +24,8 @@ def pipeline_diagram():
     nodes = [
         Node("py", words(en="Python bytecode", es="bytecode de Python"),
              words(en=f"{instructions} instructions", es=f"{instructions} instrucciones")),
-        Node("dynamo", "Dynamo", words(en=f"FX, {n['dynamo']} torch calls", es=f"FX, {n['dynamo']} llamadas")),
-        Node("aot", "AOTAutograd", words(en=f"joint, {n['joint']} ATen ops", es=f"conjunto, {n['joint']} ops")),
+        Node("dynamo", "Dynamo", words(en=f"FX, {n['dynamo']} torch calls", es=f"FX, {n['dynamo']} llamadas a torch")),
+        Node("aot", "AOTAutograd", words(en=f"joint, {n['joint']} ATen ops", es=f"conjunto, {n['joint']} ops de ATen")),
         Node("fw", words(en="forward graph", es="grafo del forward"),
              words(en=f"{n['forward']} ATen ops", es=f"{n['forward']} ops de ATen")),
         Node("bw", words(en="backward graph", es="grafo del backward"),
@@ -38,7 +38,8 @@ def pipeline_diagram():
     data = "\n".join([f"head: {instructions} bytecode instructions"]
                       + [f"{name} graph: {count} calls" for name, count in n.items()])
     print(figure(svg, data, words(
-        en="Each box is a stage; its second line was counted on what that stage produced for the head.",
-        es="Cada caja es una etapa; su segunda línea se contó sobre lo que esa etapa produjo para la cabeza.")))
+        en="Each box is a stage; the counts on its second line were made on what that stage produced for the head.",
+        es="Cada caja es una etapa; los números de su segunda línea se contaron sobre lo que esa etapa produjo para "
+           "la cabeza.")))
     return graphs
 # --8<-- [end:body]

@@ -89,6 +89,8 @@ def _where(note: Note) -> str:
 def _verdict(note: Note) -> str:
     if note.holding == note.checks == 1:
         return words(en="Its one check holds.", es="Se cumple su única comprobación.")
+    if note.holding == note.checks == 2:
+        return words(en="Both its checks hold.", es="Se cumplen sus dos comprobaciones.")
     if note.holding == note.checks:
         return words(en=f"All {note.checks} of its checks hold.", es=f"Se cumplen sus {note.checks} comprobaciones.")
     return words(en=f"Only {note.holding} of its {note.checks} checks hold.",
