@@ -127,7 +127,7 @@ def stack_svg(stacks: list[KeyStack], title: str) -> str:
                ("muted", "\u00d7", words(en="excluded by the thread-local exclude set",
                                          es="excluida por el conjunto de exclusión del hilo")),
                ("plain", "", words(en="linear, addmm: ran a kernel at this key",
-                                   es="linear, addmm: ejecutó un kernel en esta clave"))]
+                                   es="linear, addmm: aquí se ejecutó su kernel"))]
     key_legend, legend_h = legend(STACK_PAD, grid_h + 8, entries)
     width = max(STACK_PAD * 2 + len(stacks) * (STACK_CELL_W + STACK_GAP) - STACK_GAP,
                 STACK_PAD * 2 + 24 + SMALL_CHAR_W * max(widest(meaning) for _, _, meaning in entries))

@@ -47,7 +47,7 @@ def tree_svg(calls, title: str) -> str:
     entries = [(colour.get(k, "muted"), "", k) for k in kernels]
     entries.append(("plain", "n", words(en="step n of the walk above", es="paso n del recorrido de arriba")))
     key_legend, legend_h = legend(TREE_PAD, grid_h + 24, entries)
-    heading = words(en="kernel each key resolved to:", es="kernel al que llevó cada clave:")
+    heading = words(en="kernel each key resolved to:", es="kernel en que se resolvió cada clave:")
     width = max(lefts[-1] + widths[-1] + TREE_PAD,
                 TREE_PAD * 2 + 24 + SMALL_CHAR_W * max(widest(meaning) for _, _, meaning in entries))
     return drawing(width, grid_h + 24 + legend_h + TREE_PAD, title, "".join(parts)
@@ -66,6 +66,6 @@ def walk_diagram():
         en="Each row is one operator call, under the kernel that made it; each cell, a key it went down, numbered "
            "in the order of the walk and coloured by the kernel the key resolved to.",
         es="Cada fila es una llamada a un operador, debajo del kernel que la hizo; cada celda, una clave por la que "
-           "bajó, numerada en el orden del recorrido y coloreada según el kernel al que llevó la clave.")))
+           "bajó, numerada en el orden del recorrido y coloreada según el kernel en que se resolvió la clave.")))
     return calls
 # --8<-- [end:body]

@@ -59,8 +59,8 @@ ANNOTATION: tuple[Claim, ...] = (
     Claim(words(en="Work split", es="Reparto del trabajo"),
           words(en="OpenMP shares the 2 rows (`x0`) between the threads; within a row, `x1` advances 8 floats at a "
                    "time (one AVX2 vector).",
-                es="OpenMP reparte las 2 filas (`x0`) entre los hilos; dentro de una fila, `x1` avanza de 8 en 8 "
-                   "floats (un vector AVX2)."),
+                es="OpenMP reparte las 2 filas (`x0`) entre los hilos; dentro de una fila, `x1` avanza 8 floats "
+                   "cada vez (un vector AVX2)."),
           (Check("kernel", r"#pragma omp for", 1),
            Check("kernel", r"for\(int64_t x0=static_cast<int64_t>\(0L\); x0<static_cast<int64_t>\(2L\)", 1),
            Check("kernel", r"x1\+=static_cast<int64_t>\(8L\)", 3))),
