@@ -77,8 +77,8 @@ def test_tables_drawn_side_by_side(scaled_linear, capsys):
     root = ET.fromstring(re.search(r"<svg\b.*?</svg>", localize(out, "en"), re.DOTALL).group(0))
     rects = [r.get("class") for r in root.iter("{http://www.w3.org/2000/svg}rect")]
     assert rects.count("muted") == len(shared) and rects.count("accent") == 2 * len(differ)
-    widths = {css: {float(r.get("width")) for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("class") == css}
-              for css in ("muted", "accent")}
+    svg_rects = list(root.iter("{http://www.w3.org/2000/svg}rect"))
+    widths = {css: {float(r.get("width")) for r in svg_rects if r.get("class") == css} for css in ("muted", "accent")}
     assert len(widths["muted"]) == len(widths["accent"]) == 1 and min(widths["muted"]) > 2 * min(widths["accent"])
     texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
     assert texts[:2] == ["hood::scaled_linear", "aten::addmm"] and "default backend kernel" in texts
