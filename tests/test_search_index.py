@@ -1,10 +1,15 @@
 """One search index per language, without code boxes, outputs or markup, and each language's pages fetch theirs."""
 
 import json
+from collections.abc import Iterator
+from urllib.parse import urlparse
 
 import pytest
+from playwright.sync_api import Browser, sync_playwright
 
 from hood import search
+from tests.sitekit import build, mini_project
+from tests.test_browser import CHROMIUM, FLAGS, served
 
 INDEX = {
     "config": {"lang": ["en", "es"], "separator": "[\\s\\-]+"},
@@ -31,6 +36,35 @@ def test_the_text_keeps_prose_and_names_but_no_code_box_output_figure_or_markup(
     assert split["en"]["docs"][0]["text"] == "The walk shows aten::addmm."
     assert split["es"]["docs"][0]["text"] == "El recorrido muestra aten::addmm."
     assert split["en"]["docs"][1]["text"] == "Maths at build time."  # a reference section keeps its summary
+
+
+def test_an_entry_the_theme_holds_twice_is_kept_once_and_api_kind_labels_leave_titles():
+    doc = {"location": "reference/api/#hood.LATE", "title": "<code>LATE = -200</code>  <code>module-attribute</code>",
+           "text": "<p>Event priority.</p>"}
+    split = search.per_language({"config": {}, "docs": [doc, dict(doc), dict(doc, location="es/reference/api/#x")]},
+                                ["en", "es"])
+    assert split["en"]["docs"] == [{"location": "reference/api/#hood.LATE", "title": "<code>LATE = -200</code>",
+                                    "text": "Event priority."}]
+    assert [d["location"] for d in split["es"]["docs"]] == ["reference/api/#x"]
+
+
+def test_a_partial_rebuild_replaces_the_entries_of_the_pages_it_rendered_and_keeps_the_others():
+    previous = {"config": {"lang": ["en"]}, "docs": [
+        {"location": "", "title": "Home", "text": "old home"},
+        {"location": "theory/01/", "title": "01", "text": "old intro"},
+        {"location": "theory/01/#walk", "title": "Walk", "text": "old walk"},
+        {"location": "theory/01/#gone", "title": "Gone", "text": "a section the edit removed"},
+        {"location": "labs/00/", "title": "Lab", "text": "lab"},
+    ]}
+    fresh = {"config": {"lang": ["en"]}, "docs": [
+        {"location": "theory/01/", "title": "01", "text": "new intro"},
+        {"location": "theory/01/#walk", "title": "Walk", "text": "new walk"},
+        {"location": "theory/05/", "title": "05", "text": "a new page"},
+    ]}
+    docs = search.merged(previous, fresh)["docs"]
+    assert [(d["location"], d["text"]) for d in docs] == [
+        ("", "old home"), ("theory/01/", "new intro"), ("theory/01/#walk", "new walk"), ("labs/00/", "lab"),
+        ("theory/05/", "a new page")]
 
 
 def test_a_page_of_another_language_looks_for_the_index_under_its_language():
@@ -60,3 +94,69 @@ def test_a_setup_block_is_offered_as_a_file_next_to_its_page(site_build):
         assert '<a href="setup.py" download>' in html
         assert "def running_example(" in setup and "def running_example(" not in html
         compile(setup, "setup.py", "exec")
+
+
+SEARCHED = ("# Home\n\nThe dispatcher sends `aten::addmm` to AutogradCPU first.\n\n"
+            "```python\nprint('words of a code box')\n```\n")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def searched_site(tmp_path_factory) -> Iterator[str]:
+    """A one-page bilingual site, built and served; yields its base URL."""
+    result = build(mini_project(tmp_path_factory.mktemp("search") / "mini", SEARCHED), mode="lenient")
+    assert result.returncode == 0, result.output
+    with served(result.site) as url:
+        yield url
+
+
+def _requests(browser: Browser, url: str, query: str = "") -> list[str]:
+    """The paths a fresh page fetches for `url`, once the network is idle, then after searching `query`."""
+    context = browser.new_context()
+    page = context.new_page()
+    paths: list[str] = []
+    page.on("request", lambda request: paths.append(urlparse(request.url).path))
+    page.goto(url, wait_until="networkidle")
+    if query:
+        paths.append("(search opened)")
+        page.locator("label.md-search__icon, .md-search__input").first.click()
+        page.locator("input.md-search__input").press_sequentially(query, delay=30)
+        page.locator(".md-search-result__item a").first.wait_for(timeout=15000)
+        paths.append(page.locator(".md-search-result__item a").first.get_attribute("href"))
+    elif "?h=" in url:
+        page.locator("article mark").first.wait_for(timeout=15000)  # the words searched are highlighted
+    context.close()
+    return paths
+
+
+def _fetched(paths: list[str], *parts: str) -> list[str]:
+    return [path for path in paths if any(part in path for part in parts)]
+
+
+SEARCH_FILES = ("search_index.json", "/workers/search", "/lunr/")
+
+
+def test_a_first_visit_fetches_no_search_index_nor_worker_and_opening_search_fetches_its_language_s(chromium,
+                                                                                                    searched_site):
+    for url, index in ((f"{searched_site}/", "/search/search_index.json"),
+                       (f"{searched_site}/es/", "/es/search/search_index.json")):
+        paths = _requests(chromium, url, query="AutogradCPU")
+        opened = paths.index("(search opened)")
+        assert _fetched(paths[:opened], *SEARCH_FILES) == [], url
+        assert _fetched(paths[opened:], "search_index.json") == [index]
+        assert _fetched(paths[opened:], "/workers/search")
+        assert paths[-1].startswith(url) and "?h=" in paths[-1]  # a result, on this language's page
+        stemmers = _fetched(paths, "/lunr/")
+        assert (stemmers == []) if index.startswith("/search") else any("lunr.es" in p for p in stemmers), stemmers
+
+
+def test_a_page_opened_from_a_search_result_fetches_the_index_at_once_and_highlights(chromium, searched_site):
+    paths = _requests(chromium, f"{searched_site}/?h=dispatcher")
+    assert _fetched(paths, "search_index.json") == ["/search/search_index.json"]

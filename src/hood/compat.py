@@ -15,6 +15,7 @@ WRITTEN_FOR = {
     "mkdocs-static-i18n": "1.3.1",
     "mkdocstrings": "1.0.8",
     "markdown-exec": "1.12.6",
+    "mkdocs-material": "9.8.1",
 }
 """The releases whose internals this module relies on (the exact pins of `pyproject.toml`)."""
 
@@ -68,3 +69,19 @@ def set_api_locale(config, language: str) -> None:
         handlers = getattr(extension, "_handlers", None)
         if type(extension).__name__ == "MkdocstringsExtension" and handlers is not None:
             handlers._locale = language
+
+
+def index_rendered_pages_only(config) -> None:
+    """Make the theme's search plugin write, in a partial rebuild, the entries of the pages it rendered and no others
+    (mkdocs-material 9.8.1 internals).
+
+    Under `mkdocs serve --dirty` the plugin merges the last build's index into the new one, assuming one page per
+    rebuild and one language per build; with the i18n plugin stacking languages on it, the merged index doubles at
+    each rebuild and keeps stale sections. `hood.search.merged` merges instead. There is no public switch: the
+    plugin keeps its previous index in `search_index_prev` whenever `is_dirty`.
+    """
+    for name in ("material/search", "search"):
+        plugin = config.plugins.get(name)
+        if plugin is not None and hasattr(plugin, "search_index_prev"):
+            plugin.is_dirty = False
+            plugin.search_index_prev = None

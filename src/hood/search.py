@@ -4,6 +4,10 @@ The theme writes one index for every language, with every code box and every out
 language fetched all of it. `per_language` splits it, and `searchable` keeps the words of prose, headings, tables
 and inline names (operators and keys in `code` spans) while leaving out code boxes, outputs (`<pre>` blocks),
 figures and markup. Sections of a reference page (`BRIEF`) keep their title and first paragraph: the names.
+
+A page fetches its index only when the reader opens search (the theme override's `main.html`), so a first visit
+fetches the page and the theme, not the index. Under `make serve`, a rebuild renders only the pages an edit
+touched, and the theme writes an index of those pages alone: `merged` keeps every other page's entries.
 """
 
 from __future__ import annotations
@@ -13,6 +17,10 @@ import re
 _UNSEARCHED = re.compile(r"<pre\b.*?</pre>|<svg\b.*?</svg>", re.DOTALL)
 _BLOCK_TAG = re.compile(r"</?(?:p|li|ul|ol|dl|dt|dd|td|th|tr|table|h\d|div|br|blockquote|details|summary)\b[^>]*>")
 _TAG = re.compile(r"<[^>]+>")
+_LABEL = re.compile(r"\s*<code>(?:module|class|instance)-attribute</code>|\s*<code>(?:dataclass|property|classmethod|"
+                    r"staticmethod|abstractmethod|cached|writable|async)</code>")
+"""The kind labels the API reference puts after a member's name: not what a reader searches for, and a title match
+weighs a thousand times a text match (every attribute would come first for "class" or "instance")."""
 
 BRIEF = ("reference/api/",)
 """Pages whose sections are indexed by their first paragraph only (the API reference: names and summaries)."""
@@ -32,20 +40,51 @@ def language_of(location: str, languages: list[str]) -> str:
     return first if first in languages[1:] else languages[0]
 
 
+def page_of(location: str) -> str:
+    """The page an index entry belongs to: its location without the section anchor."""
+    return location.split("#", 1)[0]
+
+
 def per_language(index: dict, languages: list[str]) -> dict[str, dict]:
-    """One index per language, each entry's location relative to that language's root, its text searchable."""
+    """One index per language, each entry's location relative to that language's root, its text searchable.
+
+    An entry the theme holds twice (the i18n plugin stacks each language's entries on those of the languages
+    built before it) is kept once.
+    """
     split: dict[str, dict] = {}
     for language in languages:
         config = dict(index.get("config", {}), lang=[language])
         split[language] = {"config": config, "docs": []}
+    seen: set[tuple[str, str, str]] = set()
     for doc in index.get("docs", []):
+        key = (doc["location"], doc.get("title", ""), doc.get("text", ""))
+        if key in seen:
+            continue
+        seen.add(key)
         language = language_of(doc["location"], languages)
         location = doc["location"]
         if language != languages[0]:
             location = location[len(language) + 1:]
         text = searchable(doc.get("text", ""), brief=location.startswith(BRIEF))
-        split[language]["docs"].append(dict(doc, location=location, text=text))
+        title = _LABEL.sub("", doc.get("title", ""))
+        split[language]["docs"].append(dict(doc, location=location, title=title, text=text))
     return split
+
+
+def merged(previous: dict, fresh: dict) -> dict:
+    """`previous` index with the entries of every page `fresh` holds replaced by `fresh`'s (a partial rebuild).
+
+    Pages keep their order; a page new in `fresh` comes last. The configuration is `fresh`'s.
+    """
+    pages: dict[str, list[dict]] = {}
+    for doc in previous.get("docs", []):
+        pages.setdefault(page_of(doc["location"]), []).append(doc)
+    rendered: dict[str, list[dict]] = {}
+    for doc in fresh.get("docs", []):
+        rendered.setdefault(page_of(doc["location"]), []).append(doc)
+    pages.update(rendered)
+    return {"config": fresh.get("config", previous.get("config", {})),
+            "docs": [doc for docs in pages.values() for doc in docs]}
 
 
 def language_root_base(page_html: str, language: str) -> str:

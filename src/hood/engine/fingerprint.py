@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -47,12 +48,16 @@ def module_file(root: Path, module: str) -> Path | None:
     return None
 
 
-def _imported_modules(code: str) -> set[str]:
-    """Project modules that `code` imports, or names as a string `"package.module:function"` (a rank target)."""
+@functools.lru_cache(maxsize=4096)
+def _imported_modules(code: str) -> frozenset[str]:
+    """Project modules that `code` imports, or names as a string `"package.module:function"` (a rank target).
+
+    Kept per text: every block's key parses its session's earlier blocks and the modules they import again, and a
+    serve process renders the same texts at each rebuild."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        return set()
+        return frozenset()
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -61,7 +66,7 @@ def _imported_modules(code: str) -> set[str]:
             found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _TARGET.match(node.value):
             found.add(_TARGET.match(node.value).group(1))
-    return {name for name in found if name.split(".")[0] in PROJECT_PACKAGES}
+    return frozenset(name for name in found if name.split(".")[0] in PROJECT_PACKAGES)
 
 
 def imported_files(root: Path, codes: list[str]) -> list[Path]:
