@@ -43,7 +43,7 @@ def figure_paths(site) -> list[str]:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [390, 1280])
-def test_every_figure_fits_its_column_and_reads(browser, base_url, site_build, width, scheme):  # noqa: F811
+def test_every_figure_fits_its_column_and_reads(browser, base_url, site_build, width, scheme, capsys):  # noqa: F811
     context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
     page = context.new_page()
     problems, shots = [], 0
@@ -67,5 +67,6 @@ def test_every_figure_fits_its_column_and_reads(browser, base_url, site_build, w
             page.locator("article figure.hood-figure").nth(n - 1).screenshot(path=str(shot))
             shots += 1
     context.close()
-    print(f"\n{shots} figure screenshots in {SHOTS / scheme / str(width)}")
+    with capsys.disabled():  # shown on success too: where to look
+        print(f"\n{shots} figure screenshots in {SHOTS / scheme / str(width)}")
     assert problems == []

@@ -134,6 +134,7 @@ def page_requests(site: Path, pages: list[str]) -> dict[str, dict[str, int]]:
 
     handler = functools.partial(_QuietHandler, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.handle_error = lambda request, address: None  # a request the browser gave up on is not a failure
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     requests: dict[str, dict[str, int]] = {}
