@@ -5,11 +5,11 @@ from collections.abc import Iterator
 from urllib.parse import urlparse
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
 from hood import search
 from tests.sitekit import build, mini_project
-from tests.test_browser import CHROMIUM, FLAGS, served
+from tests.test_browser import browser, served  # noqa: F401  (browser: a fixture)
 
 INDEX = {
     "config": {"lang": ["en", "es"], "separator": "[\\s\\-]+"},
@@ -101,14 +101,6 @@ SEARCHED = ("# Home\n\nThe dispatcher sends `aten::addmm` to AutogradCPU first.\
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture(scope="module")
 def searched_site(tmp_path_factory) -> Iterator[str]:
     """A one-page bilingual site, built and served; yields its base URL."""
     result = build(mini_project(tmp_path_factory.mktemp("search") / "mini", SEARCHED), mode="lenient")
@@ -117,9 +109,9 @@ def searched_site(tmp_path_factory) -> Iterator[str]:
         yield url
 
 
-def _requests(browser: Browser, url: str, query: str = "") -> list[str]:
+def _requests(chromium: Browser, url: str, query: str = "") -> list[str]:
     """The paths a fresh page fetches for `url`, once the network is idle, then after searching `query`."""
-    context = browser.new_context()
+    context = chromium.new_context()
     page = context.new_page()
     paths: list[str] = []
     page.on("request", lambda request: paths.append(urlparse(request.url).path))
@@ -143,11 +135,11 @@ def _fetched(paths: list[str], *parts: str) -> list[str]:
 SEARCH_FILES = ("search_index.json", "/workers/search", "/lunr/")
 
 
-def test_a_first_visit_fetches_no_search_index_nor_worker_and_opening_search_fetches_its_language_s(chromium,
+def test_a_first_visit_fetches_no_search_index_nor_worker_and_opening_search_fetches_its_language_s(browser,  # noqa: F811
                                                                                                     searched_site):
     for url, index in ((f"{searched_site}/", "/search/search_index.json"),
                        (f"{searched_site}/es/", "/es/search/search_index.json")):
-        paths = _requests(chromium, url, query="AutogradCPU")
+        paths = _requests(browser, url, query="AutogradCPU")
         opened = paths.index("(search opened)")
         assert _fetched(paths[:opened], *SEARCH_FILES) == [], url
         assert _fetched(paths[opened:], "search_index.json") == [index]
@@ -157,6 +149,6 @@ def test_a_first_visit_fetches_no_search_index_nor_worker_and_opening_search_fet
         assert (stemmers == []) if index.startswith("/search") else any("lunr.es" in p for p in stemmers), stemmers
 
 
-def test_a_page_opened_from_a_search_result_fetches_the_index_at_once_and_highlights(chromium, searched_site):
-    paths = _requests(chromium, f"{searched_site}/?h=dispatcher")
+def test_a_page_opened_from_a_search_result_fetches_the_index_at_once_and_highlights(browser, searched_site):  # noqa: F811
+    paths = _requests(browser, f"{searched_site}/?h=dispatcher")
     assert _fetched(paths, "search_index.json") == ["/search/search_index.json"]
