@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import re
 import sys
 import textwrap
 from dataclasses import dataclass, field
@@ -29,8 +30,8 @@ from hood import compat, glossary, search
 from hood.maths import MathsError, render_maths
 from hood.capture.common import localize
 from hood.capture.figure import without_data
-from hood.engine import lens, normalize, runtime, translations
-from hood.engine.blocks import included_files, missing_includes
+from hood.engine import download, lens, normalize, runtime, translations
+from hood.engine.blocks import expand_includes, included_files, missing_includes, snippets_config
 from hood.engine.cache import write_atomically
 from hood.engine.engine import Block, Engine
 from hood.engine.fingerprint import fingerprint, torch_build
@@ -38,7 +39,7 @@ from hood.engine.report import TRACE_KINDS, Problem, Report, drift_box, lens_box
 from hood.engine.settings import Settings
 from hood.engine.traces import (
     BLESS_COMMAND, TORCH_FILE, TraceCheck, bless, bless_torch, blessed_torch, check_trace, orphan_traces,
-    render_trace, trace_path,
+    render_trace, trace_body, trace_path,
 )
 
 log = logging.getLogger("mkdocs.plugins.hood")
@@ -244,6 +245,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
                 f"page {state.page} ({state.language}) includes snippets that do not exist:\n" + "\n".join(lines)
                 + "\nCreate the file (or section), or fix the path in the `--8<--` line."
             )
+        markdown = _offer_downloads(state, markdown, snippets_config(config.mdx_configs, root))
         markdown = glossary.with_glossary(markdown, state.terms.get(state.language, []), state.language)
         markdown = lens.RELEASE_MARKER.sub(partial(_release_page, state), markdown)
         if state.language != state.languages[0]:
@@ -397,13 +399,40 @@ plumbing (capture modules included whole), which a reader runs rather than reads
 
 
 def _offer_as_file(state: BuildState, code: str) -> str:
-    """Write a setup block's code next to its page; return the link that replaces its source box."""
+    """Write a setup block's code next to its page, in the page's language; return the link that replaces its
+    source box."""
     assert state.page_dir is not None
+    code = f'PAGE_LANGUAGE = "{state.language}"  # what `words` prints\n' + code
     write_atomically(state.page_dir / SETUP_FILE, code)
     link = f'<a href="{SETUP_FILE}" download><code>{SETUP_FILE}</code></a>'
     text = SETUP_LINK.get(state.language, SETUP_LINK["en"]).format(
         file=link, name=SETUP_FILE, lines=len(code.splitlines()), torch=state.torch_version.split("+")[0])
     return f'<p class="hood-setup-file">{text}</p>'
+
+
+_TITLE = re.compile(r"^# .*$", re.MULTILINE)
+
+
+def _offer_downloads(state: BuildState, markdown: str, config: dict) -> str:
+    """Write the page's notebook and script (`hood.engine.download`) next to it; offer them under its title."""
+    assert state.page_dir is not None
+    settings = state.settings
+    try:
+        files = download.page_downloads(
+            state.page, markdown, language=state.language, snippets_config=config,
+            pins=download.Pins(settings.threads, settings.inductor_threads, settings.simdlen, settings.cpu_capability),
+            torch_version=state.torch_version.split("+")[0],
+            normaliser=expand_includes(download.NORMALISER_INCLUDE, config),
+            expected=lambda block: trace_body(trace_path(settings.traces_dir, state.page, block)))
+    except download.DownloadError as exc:
+        state.report.add(Problem(state.page, "*", "download", str(exc)))
+        return markdown
+    for file in files:
+        write_atomically(state.page_dir / file.name, file.text)
+    if not files:
+        return markdown
+    links = download.links_paragraph(files, state.language, state.torch_version.split("+")[0])
+    return _TITLE.sub(lambda title: f"{title.group(0)}\n\n{links}\n", markdown, count=1)
 
 
 def run_block(code: str, returncode: int = 0, session: str | None = None, id: str | None = None,  # noqa: A002

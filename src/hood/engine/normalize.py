@@ -6,10 +6,11 @@ here, and unit-tested on real samples in `tests/test_normalize.py`.
 
 from __future__ import annotations
 
+from hood.capture.figure import figure_data
+
+# --8<-- [start:body]
 import re
 from dataclasses import dataclass
-
-from hood.capture.figure import figure_data
 
 
 @dataclass(frozen=True)
@@ -94,16 +95,19 @@ def normalise_profiler_table(text: str) -> str:
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
 
-def normalise(text: str, root: str | None = None) -> str:
-    """Keep each figure's data only, apply the profiler-table rewrite, then every rule of `RULES`.
-
-    `root` (the project path) becomes `<repo>`.
-    """
-    text = figure_data(text)
-    if root:
-        text = text.replace(root.rstrip("/"), "<repo>")
+def normalise_text(text: str) -> str:
+    """Apply the profiler-table rewrite, then every rule of `RULES` (what a page's download compares with)."""
     text = RULES[0].apply(text)
     text = normalise_profiler_table(text)
     for rule in RULES[1:]:
         text = rule.apply(text)
     return text
+# --8<-- [end:body]
+
+
+def normalise(text: str, root: str | None = None) -> str:
+    """Keep each figure's data only, `root` (the project path) as `<repo>`, then `normalise_text`."""
+    text = figure_data(text)
+    if root:
+        text = text.replace(root.rstrip("/"), "<repo>")
+    return normalise_text(text)

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 log = logging.getLogger("mkdocs.plugins.hood")
 
 KINDS = (
-    "raised", "no id", "duplicate id", "translation differs", "translation stale", "not in nav", "nav untranslated",
-    "drift", "missing trace", "orphan trace", "lens stale", "lens unexplained",
+    "raised", "no id", "duplicate id", "download", "translation differs", "translation stale", "not in nav",
+    "nav untranslated", "drift", "missing trace", "orphan trace", "lens stale", "lens unexplained",
     "torch version",
 )
 """Every kind of problem, in the order the report lists them."""

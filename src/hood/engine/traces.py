@@ -32,6 +32,14 @@ def render_trace(page: str, block_id: str, normalised: str) -> str:
     return "\n".join(header) + "\n" + body
 
 
+def trace_body(path: Path) -> str | None:
+    """A committed trace's normalised output (its header dropped), or `None` when there is no trace."""
+    if not path.is_file():
+        return None
+    lines = path.read_text(encoding="utf-8").splitlines(True)
+    return "".join(lines[3:]) if lines and lines[0].startswith(HEADER_PREFIX) else "".join(lines)
+
+
 TORCH_FILE = "TORCH.txt"
 """The file under the traces folder that names the torch build every trace was blessed with."""
 

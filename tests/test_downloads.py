@@ -1,0 +1,205 @@
+"""Every page is also a download: a notebook and a script in its language that run with torch alone.
+
+The fast tests read how `hood.engine.download` turns pages into cells. The `notebooks` tests execute the
+downloads of every theory and lab page with nbclient in a virtualenv that holds torch and the notebook runner only
+(`tools/notebooks.py`), and compare every block's output with its trace: what a reader runs is what the page shows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from hood.engine import download
+from hood.engine.download import Code, DownloadError, Prose, TEXT, read_page, split_answer
+from tools import notebooks
+
+CONFIG = {"base_path": [str(notebooks.ROOT / "snippets"), str(notebooks.ROOT / "src")], "check_paths": True,
+          "dedent_subsections": True}
+
+LAB = '''# Lab 99 · A tiny lab {#tiny}
+
+Intro with a [link](../theory/01-x.md#y) and an [anchor](#step-1).
+
+??? example "Setup block"
+    ```python exec="on" id="setup" session="lab99"
+    BASE = 2
+    ```
+
+## Step 1 · Double it {#step-1}
+
+Write `double(n)`.
+
+??? success "Solution"
+    The answer is simple:
+
+    ```python exec="on" id="double" session="lab99" result="text"
+    def double(n):
+        """Twice `n`."""
+        return BASE * n
+
+
+    def shout(text):
+        return text.upper()
+
+
+    print(shout("twice 21 is"), double(21))
+    ```
+
+    It prints 42.
+
+```python exec="on" id="later" session="lab99" result="text"
+print(double(1))
+```
+'''
+
+
+def cells_of(text: str, *, learner: bool, filled: bool = False, page: str = "labs/99-tiny.md",
+             language: str = "en", traces: dict | None = None) -> list[download.Cell]:
+    items = read_page(text, CONFIG)
+    return download.page_cells(items, language=language, pins=download.Pins(), torch_version="2.13.0",
+                               normaliser="def normalise_text(text):\n    return text\n",
+                               expected=(traces or {}).get, learner=learner, where=page, filled=filled)
+
+
+def test_a_page_reads_as_prose_and_blocks_with_its_boxes_unwrapped():
+    items = read_page(LAB, CONFIG)
+    blocks = [i for i in items if isinstance(i, Code)]
+    assert [b.id for b in blocks] == ["setup", "double", "later"]
+    assert blocks[1].boxes == ("success",) and blocks[2].boxes == ()
+    assert blocks[1].code.startswith("def double(n):")  # dedented out of its box
+    prose = "\n".join(i.text for i in items if isinstance(i, Prose))
+    assert "**✅ Solution**" in prose and "    ```" not in prose
+
+
+def test_prose_has_no_anchors_and_no_links_to_pages_a_notebook_cannot_open():
+    text = download.prose_markdown("## Step 1 {#step-1}\nSee [theory](../theory/01-x.md#y) and [here](#z).")
+    assert text == "## Step 1\nSee *theory* and here."
+
+
+def test_the_solutions_notebook_is_the_page():
+    cells = cells_of(LAB, learner=False)
+    assert [c.role for c in cells if c.kind == "code"] == ["state", "setup", "block", "block"]
+    assert cells[[c.role for c in cells].index("state")].source.count('PAGE_LANGUAGE = "en"') == 1
+    assert any("It prints 42." in c.source for c in cells)
+
+
+def test_the_learner_notebook_hides_the_solution_and_checks_the_answer():
+    cells = cells_of(LAB, learner=True, traces={"double": "TWICE 21 IS 42\n", "later": "2\n"})
+    text = "\n".join(c.source for c in cells)
+    assert "It prints 42." not in text and "return BASE * n" not in text  # the solution's prose and code
+    answer = next(c for c in cells if c.role == "answer")
+    assert answer.source.startswith('def double(n):\n    """Twice `n`."""\n    raise NotImplementedError')
+    check = next(c for c in cells if c.role == "check" and c.block == "double")
+    assert "def shout(text):\n    raise NotImplementedError" in answer.source  # by default, every definition
+    assert 'print(shout("twice 21 is"), double(21))' in check.source and "TWICE 21 IS 42" in check.source
+    later = next(c for c in cells if c.block == "later")
+    assert later.role == "check"  # it calls an answer: checked too, so an empty notebook runs to the end
+
+
+def test_an_answer_option_names_what_the_learner_writes_and_gives_the_rest():
+    stubs, rest = split_answer('def a():\n    return 1\n\n\ndef b():\n    return a()\n\nprint(b())\n', {"a"}, "w")
+    assert stubs == "def a():\n    raise NotImplementedError"
+    assert rest == "def b():\n    return a()\n\nprint(b())"
+    with pytest.raises(DownloadError, match="does not define"):
+        split_answer("def a():\n    pass\n", {"c"}, "page x, block 'y'")
+
+
+def test_a_stub_keeps_a_methods_decorators_and_drops_a_functions():
+    code = ('@torch.library.custom_op("lab::f", mutates_args=())\ndef f(x: torch.Tensor) -> torch.Tensor:\n'
+            '    return x\n\n\nclass F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n'
+            '        return x\n')
+    stubs, rest = split_answer(code, None, "w")
+    assert stubs.startswith("def f(x: torch.Tensor) -> torch.Tensor:\n    raise NotImplementedError")
+    assert "    @staticmethod\n    def forward(ctx, x):\n        raise NotImplementedError" in stubs
+    assert "custom_op" not in stubs and rest == ""
+
+
+def test_a_filled_learner_notebook_holds_the_solutions_definitions():
+    cells = cells_of(LAB, learner=True, filled=True)
+    answer = next(c for c in cells if c.role == "answer")
+    assert "return BASE * n" in answer.source and "NotImplementedError" not in answer.source
+
+
+def test_a_prediction_block_gets_a_guess_cell_before_and_a_check_after():
+    page = ('# T\n\n??? question "How many?"\n    ```python exec="on" id="count" predict="ops" result="text"\n'
+            '    ops = 3\n    print(ops)\n    ```\n\n    Three.\n')
+    roles = [(c.role, c.source.split("\n")[0]) for c in cells_of(page, learner=False, page="theory/99.md")
+             if c.kind == "code"]
+    assert roles[1][0] == "checks" and roles[2] == ("prediction", "ops_prediction = None  # " + TEXT["en"][
+        "predict"].format(name="ops"))
+    assert roles[3][0] == "block" and roles[4] == ("check-prediction", "check_prediction('ops', ops_prediction, ops)")
+
+
+def test_a_block_that_imports_the_project_cannot_be_a_download():
+    page = '# T\n\n```python exec="on" id="x"\nfrom hood.capture.common import words\n```\n'
+    with pytest.raises(DownloadError, match="block 'x': it imports the project"):
+        download.page_downloads("theory/99.md", page, language="en", snippets_config=CONFIG, pins=download.Pins(),
+                                torch_version="2.13.0", normaliser="", expected=lambda _: None)
+
+
+def test_generated_words_are_in_each_language():
+    assert TEXT["en"].keys() == TEXT["es"].keys()
+    assert all(TEXT["en"][k] != TEXT["es"][k] for k in TEXT["en"] if k not in {"kind"})
+
+
+@pytest.mark.parametrize("page", notebooks.course_pages())
+def test_every_course_page_offers_downloads_in_both_languages_with_the_same_code(page):
+    """One language's execution stands for both: the code cells differ only in the language they print."""
+    def code(language):
+        made = notebooks.downloads(page, language)
+        first = json.loads(made[0].text)
+        assert first["metadata"]["hood"]["language"] == language
+        cells = [c for c in first["cells"] if c["cell_type"] == "code"]
+        for cell in cells:
+            source = "".join(cell["source"])
+            assert not re.search(r"^\s*(from|import)\s+(hood|snippets)\b", source, re.MULTILINE)
+        in_any_language = [(r"expected=(None|'.*'|\"\"\"\\\n.*?\"\"\"|\".*\")\)$", "expected=…)"),
+                           (r"(raise NotImplementedError|_prediction = None)  # [^\n]*", r"\1")]
+        sources = ["".join(c["source"]) for c in cells if c["metadata"]["hood"]["role"] not in {"state", "checks"}]
+        for pattern, replacement in in_any_language:
+            sources = [re.sub(pattern, replacement, source, flags=re.DOTALL | re.MULTILINE) for source in sources]
+        return sources
+
+    assert code("en") == code("es")
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory):
+    """The reader's Python (torch and the notebook runner only) and a folder outside the checkout to run in."""
+    return notebooks.reader_python(), tmp_path_factory.mktemp("notebooks")
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("page", [p for p in notebooks.course_pages() if p.startswith("theory/")])
+def test_a_theory_notebook_prints_what_the_page_shows(page, reader):
+    outcomes = notebooks.run(page, *reader)
+    blocks = [o for o in outcomes if o.role in {"setup", "block"}]
+    assert blocks and not [f"{o.block}: {o.error}" for o in outcomes if o.error]
+    assert [o.block for o in blocks if o.expected is not None and not o.same] == []
+    predictions = [o for o in outcomes if o.role == "check-prediction"]
+    assert all(o.verdict == TEXT["en"]["not_done"] for o in predictions)  # nobody predicted anything yet
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("page", [p for p in notebooks.course_pages() if p.startswith("labs/")])
+def test_a_lab_with_the_solutions_filled_in_gets_right_from_every_check(page, reader):
+    outcomes = notebooks.run(page, *reader, learner=True, filled=True)
+    assert not [f"{o.block}: {o.error}" for o in outcomes if o.error]
+    checks = [o for o in outcomes if o.role == "check"]
+    assert checks
+    wrong = [(o.block, o.printed[-2000:]) for o in checks
+             if o.verdict != TEXT["en"]["right"] and not (o.expected is None and o.verdict == TEXT["en"]["timing"])]
+    assert wrong == []
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("page", [p for p in notebooks.course_pages() if p.startswith("labs/")])
+def test_an_empty_learner_notebook_runs_to_the_end_saying_not_done_yet(page, reader):
+    outcomes = notebooks.run(page, *reader, learner=True)
+    assert not [f"{o.block}: {o.error}" for o in outcomes if o.error]
+    tasks = {o.block for o in outcomes if o.role == "answer"}
+    verdicts = {o.block: o.verdict for o in outcomes if o.role == "check" and o.block in tasks}
+    assert tasks and all(v.startswith(TEXT["en"]["not_done"]) for v in verdicts.values()), verdicts
