@@ -11,7 +11,7 @@ from hood.labkit import code_hash, manifest, objective, parse_args, printed_by, 
 def test_deliverables_and_manifest(tmp_path):
     src = tmp_path / "lab.py"
     src.write_text("print('lab')\n")
-    meta = manifest(lab="lab00", seed=42, code=[src])
+    meta = manifest(lab="lab00", seed=42, code_sha256=code_hash([src]))
     paths = write_deliverables(tmp_path / "out", {"REPORT.md": "# Report\n"}, meta)
     assert [p.name for p in paths] == ["REPORT.md", "manifest.json"]
     data = json.loads((tmp_path / "out" / "manifest.json").read_text())

@@ -10,7 +10,7 @@ import torch
 
 from hood.capture.common import words
 from hood.capture.ops import render_calls
-from hood.labkit import manifest, run_lab, section
+from hood.labkit import code_hash, manifest, run_lab, section
 from hood.stdout import printed
 from snippets.lab00 import parts
 
@@ -42,7 +42,7 @@ def report() -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> list[Path]:
     """Write the deliverables and manifest.json into `--out`; print and return their paths."""
-    meta = manifest(lab="lab00", seed=parts.SEED, code=[Path(parts.__file__), Path(__file__)])
+    meta = manifest(lab="lab00", seed=parts.SEED, code_sha256=code_hash([Path(parts.__file__), Path(__file__)]))
     return run_lab(__doc__.splitlines()[0], report(), meta, argv)
 
 

@@ -10,7 +10,7 @@ import torch
 
 from hood.capture.common import words
 from hood.capture.figure import standalone
-from hood.labkit import manifest, objective, printed_by, run_lab, section
+from hood.labkit import code_hash, manifest, objective, printed_by, run_lab, section
 from hood.stdout import printed
 from snippets.autograd.diagrams import draw_mlp_graph
 from snippets.lab01 import formulas
@@ -116,7 +116,7 @@ def build() -> dict[str, str]:
 def main(argv=None) -> list[Path]:
     """Write the deliverables into `--out DIR` and print their paths."""
     code = sorted(Path(__file__).parent.glob("*.py"))
-    meta = manifest(lab="lab01-autograd-by-hand", seed=SEED, code=code)
+    meta = manifest(lab="lab01-autograd-by-hand", seed=SEED, code_sha256=code_hash(code))
     return run_lab("Lab 01: autograd by hand", build(), meta, argv)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import torch
 
 from hood.capture.common import words
-from hood.labkit import manifest, objective, printed_by, run_lab, section
+from hood.labkit import code_hash, manifest, objective, printed_by, run_lab, section
 from hood.stdout import printed
 from snippets.custom_ops.checks import check_scaled_linear
 from snippets.custom_ops.compare_tables import compare_tables
@@ -107,7 +107,7 @@ def build() -> dict[str, str]:
 def main(argv=None) -> list[Path]:
     """Write the deliverables into `--out DIR` and print their paths."""
     code = sorted([*Path(__file__).parent.glob("*.py"), *(Path(__file__).parents[1] / "custom_ops").glob("*.py")])
-    meta = manifest(lab="lab02-custom-op", seed=SEED, code=code)
+    meta = manifest(lab="lab02-custom-op", seed=SEED, code_sha256=code_hash(code))
     return run_lab("Lab 02: a custom op end to end", build(), meta, argv)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from hood.capture.collectives import render_ranks, run_ranks
 from hood.capture.common import Agreement
 from hood.capture.compile_timing import interpret, render_table
-from hood.labkit import manifest, parse_args, write_deliverables
+from hood.labkit import code_hash, manifest, parse_args, write_deliverables
 from snippets.lab03.compile_head import compile_head
 from snippets.lab03.kernel_annotation import KERNEL, annotate, render_annotation
 from snippets.lab03.timing import time_head
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None, min_run_time: float = 0.3) -> list[Path]
     }
     code = [*sorted(HERE.glob("*.py")), *sorted((HERE.parent / "compile").glob("*.py")),
             *sorted((HERE.parent / "distributed").glob("*.py"))]
-    paths = write_deliverables(args.out, files, manifest(lab="lab03", seed=SEED, code=code), args.lang)
+    paths = write_deliverables(args.out, files, manifest(lab="lab03", seed=SEED, code_sha256=code_hash(code)), args.lang)
     for path in paths:
         print(path)
     return paths

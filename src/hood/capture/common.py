@@ -111,6 +111,10 @@ def dispatch_table(op: str) -> dict[str, TableEntry]:
 LANGUAGES = ("en", "es")
 """The site's languages, the default first."""
 
+PAGE_LANGUAGE = globals().get("PAGE_LANGUAGE", "")
+"""The one language `words` prints. Empty on the site, which prints every language and shows the page's; a page's
+notebook, script and `setup.py` set it to the page's language before this line runs."""
+
 _WORDS = re.compile("\u27e6(.*?)\u27e7", re.DOTALL)
 _SEPARATOR = "\u241f"
 
@@ -119,8 +123,11 @@ def words(**by_language: str) -> str:
     """One phrase in every language, as a marker inside an output: `words(en="batch 2", es="lote 2")`.
 
     A block runs once for every language, so what it prints must not depend on the page's language; the site
-    replaces each marker with the phrase in the page's language when it renders the output (`localize`).
+    replaces each marker with the phrase in the page's language when it renders the output (`localize`). Where
+    `PAGE_LANGUAGE` is set (a page's download), the phrase in that language is returned instead of a marker.
     """
+    if PAGE_LANGUAGE:
+        return by_language.get(PAGE_LANGUAGE, by_language.get(LANGUAGES[0], ""))
     return "\u27e6" + _SEPARATOR.join(f"{language}={text}" for language, text in by_language.items()) + "\u27e7"
 
 

@@ -57,11 +57,58 @@ DATA_OPEN, DATA_CLOSE = "<!--hood-figure-data\n", "\n-->"
 
 
 def figure(svg: str, data: str, caption: str = "") -> str:
-    """A drawing as a page shows it, with its caption; `data` (plain text: the values drawn) is what its trace keeps."""
+    """A drawing as a page shows it, with its caption; `data` (plain text: the values drawn) is what its trace keeps.
+
+    In a page's download (`PAGE_LANGUAGE` set) the drawing is shown instead (`shown`), and the data is returned.
+    """
+    if globals().get("PAGE_LANGUAGE"):
+        return shown(svg, data, caption)
     safe = data.replace("--", "- -")  # an HTML comment cannot hold "--"
     return (f'<figure class="hood-figure"><div class="hood-figure-box">{svg}</div>'
             + (f"<figcaption>{escape(caption)}</figcaption>" if caption else "")
             + f"{DATA_OPEN}{safe}{DATA_CLOSE}</figure>")
+
+
+STANDALONE_STYLE = (
+    "<style>text{font:13px monospace;fill:#222}.label{font-size:14px;font-weight:600}.heading{font-size:15px;"
+    "font-weight:700}.detail,.small{font-size:12px;fill:#666}rect{fill:#f5f5f5;stroke:#999;stroke-width:1.2}"
+    ".node rect{stroke:#ff5722;stroke-width:1.5}.c1 rect,rect.c1{fill:#d9e7fb}.c2 rect,rect.c2{fill:#fde2c8}"
+    ".c3 rect,rect.c3{fill:#d6f0dc}.c4 rect,rect.c4{fill:#eadcf8}.c5 rect,rect.c5{fill:#f9d9de}"
+    ".accent rect,rect.accent{fill:#ffccbc}.muted rect,rect.muted{fill:#eceff1;stroke-dasharray:4 3}"
+    "rect.plain{fill:none;stroke:none}line,path.edge{stroke:#888;stroke-width:1.5;fill:none}"
+    "line.strong{stroke:#ff5722;stroke-width:2}marker path{fill:#888}.badge{fill:#ff5722}"
+    ".badge-text{fill:#fff;font-size:12px;font-weight:700}</style>"
+)
+"""The site's figure classes in its light colours (`docs/assets/hood.css`), for a drawing read outside the site."""
+
+
+def light(svg: str) -> str:
+    """`svg` styled for the light theme, to be read outside the site."""
+    return svg.replace(">", ">" + STANDALONE_STYLE, 1)
+
+
+SHOWN = []
+"""The files `shown` wrote, in order."""
+
+
+def shown(svg: str, data: str, caption: str = "") -> str:
+    """A figure outside the site: displayed in a notebook, written to `figure-N.svg` by a script (which says so on
+    stderr). Returns the data behind a `[figure]` line, as the figure's trace holds it."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import HTML, display
+        notebook = get_ipython() is not None
+    except ImportError:
+        notebook = False
+    if notebook:
+        display(HTML(light(svg) + (f"<p><em>{escape(caption)}</em></p>" if caption else "")))
+    else:
+        import sys
+        SHOWN.append(f"figure-{len(SHOWN) + 1}.svg")
+        with open(SHOWN[-1], "w", encoding="utf-8") as file:
+            file.write(light(svg))
+        print(f"{SHOWN[-1]}: {caption}", file=sys.stderr)
+    return "[figure]\n" + data
 # --8<-- [end:body]
 
 import re  # noqa: E402  (below: what the build uses, not what a page's setup block needs)
@@ -80,20 +127,6 @@ def without_data(html: str) -> str:
     return re.sub(re.escape(DATA_OPEN) + r".*?" + re.escape(DATA_CLOSE), "", html, flags=re.DOTALL)
 
 
-STANDALONE_STYLE = (
-    "<style>text{font:13px monospace;fill:#222}.label{font-size:14px;font-weight:600}.heading{font-size:15px;"
-    "font-weight:700}.detail,.small{font-size:12px;fill:#666}rect{fill:#f5f5f5;stroke:#999;stroke-width:1.2}"
-    ".node rect{stroke:#ff5722;stroke-width:1.5}.c1 rect,rect.c1{fill:#d9e7fb}.c2 rect,rect.c2{fill:#fde2c8}"
-    ".c3 rect,rect.c3{fill:#d6f0dc}.c4 rect,rect.c4{fill:#eadcf8}.c5 rect,rect.c5{fill:#f9d9de}"
-    ".accent rect,rect.accent{fill:#ffccbc}.muted rect,rect.muted{fill:#eceff1;stroke-dasharray:4 3}"
-    "rect.plain{fill:none;stroke:none}line,path.edge{stroke:#888;stroke-width:1.5;fill:none}"
-    "line.strong{stroke:#ff5722;stroke-width:2}marker path{fill:#888}.badge{fill:#ff5722}"
-    ".badge-text{fill:#fff;font-size:12px;font-weight:700}</style>"
-)
-"""The site's figure classes in its light colours (`docs/assets/hood.css`), for a drawing read outside the site."""
-
-
 def standalone(output: str) -> str:
     """The first drawing in `output` as an SVG file of its own: without its figure, styled for the light theme."""
-    svg = re.search(r"<svg\b.*?</svg>", output, re.DOTALL).group(0)
-    return re.sub(r"(<svg\b[^>]*>)", lambda m: m.group(1) + STANDALONE_STYLE, svg, count=1)
+    return light(re.search(r"<svg\b.*?</svg>", output, re.DOTALL).group(0))
