@@ -34,3 +34,13 @@ def test_refuses_a_difference_within_the_margin(diff):
 def test_the_bucket_that_flipped_between_machines_is_now_far_from_its_tolerance():
     # lab 01's db2 differed by 9.3e-10 on one CPU and just over 1e-9 on another: both print the same now
     assert str(max_diff(*_pair(9.3e-10), 1e-6)) == str(max_diff(*_pair(1.1e-9), 1e-6)) == "< 1e-06"
+
+
+def test_a_registration_outside_torch_is_named_your_code_wherever_it_ran():
+    """A page's block, a notebook cell and a script register from files whose names differ: none is printed."""
+    from hood.capture.tables import YOUR_CODE, source_name
+
+    assert source_name("/__w/pytorch/pytorch/build/aten/src/ATen/RegisterCPU_0.cpp") == "RegisterCPU_0.cpp"
+    assert source_name("/venv/lib/python3.11/site-packages/torch/_library/custom_ops.py") == "custom_ops.py"
+    for elsewhere in ("<01-dispatcher-and-aten.md#override>", "/tmp/ipykernel_7/1218191017.py", "/home/me/lab.py"):
+        assert source_name(elsewhere) == YOUR_CODE

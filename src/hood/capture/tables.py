@@ -4,7 +4,7 @@ The full table has a row for every dispatch key (150 or so); a row names the ker
 that registered it. Torch and the standard library only: a page includes `hood/capture/common.py:body` first.
 """
 
-from hood.capture.common import dispatch_table
+from hood.capture.common import dispatch_table, words
 
 # --8<-- [start:body]
 from dataclasses import dataclass
@@ -22,7 +22,8 @@ class Row:
         key: The dispatch key.
         kind: `kernel`, `math kernel` (CompositeImplicitAutograd), `autograd kernel`, `backend fallback`...
         fallthrough: Whether the entry just passes the call to the next key.
-        source: The file that registered it (its name only: paths and line numbers change per build).
+        source: The file that registered it (its name only: paths and line numbers change per build), or
+            `YOUR_CODE` for Python code outside torch.
     """
 
     key: str
@@ -31,11 +32,21 @@ class Row:
     source: str
 
 
+YOUR_CODE = words(en="your code", es="tu código")
+"""What a row names as its source when Python code outside torch registered it: that file's name depends on where
+the code ran (a page's block, a notebook cell, a script), so the table does not print it."""
+
+
+def source_name(path: str) -> str:
+    """A registration's file as a table shows it: the name of torch's own file, or `YOUR_CODE`."""
+    own = path.endswith((".cpp", ".h")) or any(part in path for part in ("/torch/", "/aten/", "/c10/"))
+    return path.rsplit("/", 1)[-1] if own else YOUR_CODE
+
+
 def table_rows(op: str, keys: tuple[str, ...] = KEYS) -> list[Row]:
     """The rows of `op`'s computed dispatch table for `keys`, in the order of `keys`."""
     table = dispatch_table(op)
-    return [Row(e.key, e.kind, e.fallthrough, e.path.rsplit("/", 1)[-1].strip("<>"))
-            for e in (table[k] for k in keys if k in table)]
+    return [Row(e.key, e.kind, e.fallthrough, source_name(e.path)) for e in (table[k] for k in keys if k in table)]
 
 
 def slot(op: str, key: str) -> str:
