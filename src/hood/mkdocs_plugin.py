@@ -611,7 +611,7 @@ def _bless(state: BuildState) -> None:
     languages, because then the set of blocks is not known and a committed trace could be lost.
     """
     harmless = {*TRACE_KINDS, "orphan trace", "torch version", "translation stale", "not in nav", "nav untranslated",
-                "lens stale", "lens unexplained"}
+                "lens stale", "lens unexplained", "download"}
     blocking = [p for p in state.report.problems.values() if p.kind not in harmless]
     if blocking:
         body = "\n\n".join(p.render() for p in blocking)

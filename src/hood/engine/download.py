@@ -64,9 +64,9 @@ TEXT = {
         "predict": "your prediction of `{name}` (replace None), then run the next two cells",
         "predicted_right": "right: you predicted {real!r}",
         "predicted_wrong": "wrong: you predicted {guess!r}; torch says {real!r}",
-        "kind": {"notebook": "notebook", "script": "script", "learner": "your notebook (tasks and checks)",
+        "kind": {"notebook": "notebook", "script": "script", "learner": "your notebook, with tasks and checks",
                  "solutions": "solutions notebook", "solutions_script": "solutions script"},
-        "downloads": "Take this page away: {links}. They run with torch {torch} alone "
+        "downloads": "Take this page away: {links}. Each runs with torch {torch} alone "
                      "(<code>pip install torch=={torch} jupyter</code>).",
     },
     "es": {
@@ -87,9 +87,9 @@ TEXT = {
         "predict": "tu predicción de `{name}` (cambia None) y luego ejecuta las dos celdas siguientes",
         "predicted_right": "correcto: predijiste {real!r}",
         "predicted_wrong": "incorrecto: predijiste {guess!r}; torch dice {real!r}",
-        "kind": {"notebook": "notebook", "script": "script", "learner": "tu notebook (tareas y comprobaciones)",
+        "kind": {"notebook": "notebook", "script": "script", "learner": "tu notebook, con tareas y comprobaciones",
                  "solutions": "notebook de soluciones", "solutions_script": "script de soluciones"},
-        "downloads": "Llévate esta página: {links}. Funcionan solo con torch {torch} "
+        "downloads": "Llévate esta página: {links}. Cada uno funciona solo con torch {torch} "
                      "(<code>pip install torch=={torch} jupyter</code>).",
     },
 }
@@ -400,7 +400,7 @@ def page_cells(items: list[Prose | Code], *, language: str, pins: Pins, torch_ve
                                                         f"raise NotImplementedError  # {words['answer_stub']}"),
                                   "answer", item.id))
             output = expected(item.id) if item.traced else None
-            if rest.strip() or output:
+            if _runs_something(rest) or output:
                 literal = "None" if output is None else _literal(localize(output, language))
                 cells.append(Cell("code", f"check_answer({item.id!r}, {_literal(rest + chr(10))},\n             expected={literal})",
                                   "check", item.id))
@@ -412,13 +412,18 @@ def page_cells(items: list[Prose | Code], *, language: str, pins: Pins, torch_ve
     return cells
 
 
+def _runs_something(code: str) -> bool:
+    """Whether `code` does more than import."""
+    return any(line.strip() and not re.match(r"(import|from)\s", line.strip()) for line in code.split("\n"))
+
+
 def _literal(text: str) -> str:
-    """`text` as a readable Python string literal (triple-quoted when it spans lines)."""
-    if "\n" not in text.rstrip("\n") and '"""' not in text:
-        return repr(text)
-    if '"""' in text or "\\" in text:
-        return repr(text)
-    return '"""\\\n' + text + '"""'
+    """`text` as a Python string literal a reader can read: raw and triple-quoted when it spans lines."""
+    if "\n" in text.strip("\n") and not text.endswith("\\"):
+        for quotes in ("'''", '"""'):
+            if quotes not in text:
+                return f"r{quotes}\n{text.strip(chr(10))}\n{quotes}"
+    return repr(text)
 
 
 def notebook(cells: list[Cell], language: str) -> str:
@@ -500,6 +505,5 @@ def page_downloads(page: str, text: str, *, language: str, snippets_config: dict
 def links_paragraph(downloads: list[Download], language: str, torch_version: str) -> str:
     """The HTML paragraph near a page's top that offers its downloads."""
     words = TEXT[language]
-    links = ", ".join(f'<a href="{d.name}" download>{words["kind"][d.kind]}</a> (<code>{d.name}</code>)'
-                      for d in downloads)
+    links = " · ".join(f'<a href="{d.name}" download="{d.name}">{words["kind"][d.kind]}</a>' for d in downloads)
     return f'<p class="hood-downloads">{words["downloads"].format(links=links, torch=torch_version)}</p>'
