@@ -106,3 +106,15 @@ def test_the_release_pages_and_the_boxes_under_outputs_are_on_the_site(site_buil
     page = site_build.page(f"{prefix}releases/2.14.1/index.html")
     assert re.search(r"\d+ (of|de) \d+ " + re.escape(words[0]), page)
     assert words[1] in site_build.page(f"{prefix}theory/03-compile/index.html")
+
+
+def test_a_lens_diff_reads_in_the_pages_language():
+    """A Spanish page shows the Spanish side of every phrase, and names the pinned torch in Spanish."""
+    from hood.capture.common import words
+
+    pinned = words(en="What was fused", es="Qué se fusionó") + ": 2 kernels\n"
+    other = words(en="What was fused", es="Qué se fusionó") + ": 3 kernels\n"
+    spanish = lens.diff(pinned, other, "2.14.1", "es")
+    assert "-Qué se fusionó: 2 kernels" in spanish and "+Qué se fusionó: 3 kernels" in spanish
+    assert "--- torch fijado" in spanish and "What was fused" not in spanish
+    assert "-What was fused: 2 kernels" in lens.diff(pinned, other, "2.14.1", "en")

@@ -497,7 +497,7 @@ def _compare_with_trace(state: BuildState, path: Path, block_id: str, code: str,
         if entry is None or entry.matched or entry.code_hash != lens.code_hash(code):
             continue  # the same output, or a stale record (reported once, never shown)
         boxes.append(lens_box(release.release, release.torch_version, origin=release.origin(entry), error=entry.error,
-                              diff=lens.diff(check.expected or "", entry.output, release.release),
+                              diff=lens.diff(check.expected or "", entry.output, release.release, state.language),
                               language=state.language))
     return "".join(boxes)
 

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import yaml
 
+from hood.capture.common import localize
+
 LENS_DIR = "lens"
 """The folder under `traces/` that holds one folder per release."""
 MANIFEST = "manifest.json"
@@ -73,10 +75,15 @@ def origin(expected: str, actual: str) -> str:
     return "build" if changed and all(_BUILD_ONLY.search(line) for line in changed) else "release"
 
 
-def diff(expected: str, actual: str, release: str) -> str:
-    """The unified diff from the pinned output to the release's."""
-    return "\n".join(difflib.unified_diff(expected.splitlines(), actual.splitlines(), "pinned", release,
-                                          lineterm="", n=1))
+PINNED = {"en": "pinned torch", "es": "torch fijado"}
+"""How a diff names the pinned side, per language."""
+
+
+def diff(expected: str, actual: str, release: str, language: str = "en") -> str:
+    """The unified diff from the pinned output to the release's, both as a page in `language` shows them."""
+    return "\n".join(difflib.unified_diff(localize(expected, language).splitlines(),
+                                          localize(actual, language).splitlines(),
+                                          PINNED.get(language, PINNED["en"]), f"torch {release}", lineterm="", n=1))
 
 
 @dataclass
@@ -167,7 +174,7 @@ def release_page(release: Release, traces_dir: Path, language: str) -> str:
         else:
             pinned = (traces_dir / entry.page.removesuffix(".md") / f"{entry.block_id}.txt")
             expected = pinned.read_text(encoding="utf-8") if pinned.is_file() else ""
-            lines += ["```diff", diff(expected, entry.output, release.release), "```", ""]
+            lines += ["```diff", diff(expected, entry.output, release.release, language), "```", ""]
     return "\n".join(lines)
 
 
