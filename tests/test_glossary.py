@@ -32,6 +32,27 @@ def test_a_page_gets_the_hover_definitions_and_the_glossary_page_its_table():
     assert page.endswith("*[guard]: A check.\n*[bucket]: A group.\n")
 
 
+def test_a_word_spelt_like_a_verb_gets_its_hover_only_as_a_noun():
+    """"Cada nodo guarda además…" is the verb; "la guarda falla" and "cada guarda" are the Dynamo guard."""
+    import markdown
+
+    term = next(t for t in TERMS["es"] if t.word == "guarda")
+    text = ("Cada nodo guarda además lo que necesita. La guarda falla; cada guarda es una condición y las guardas "
+            "se comprueban. Lo guarda el forward.")
+    html = markdown.markdown(glossary.with_glossary(text, [term], "es"), extensions=["abbr"])
+    marked = re.findall(r"<abbr[^>]*>([^<]+)</abbr>", html)
+    assert marked == ["La guarda", "cada guarda", "las guardas"]
+
+
+def test_an_entry_can_list_its_forms_or_ask_for_the_noun_only(tmp_path):
+    path = tmp_path / "glossary.yml"
+    path.write_text("- en: [guard, A check., [guard, guards]]\n  es: [guarda, Una comprobación., noun]\n")
+    terms = glossary.load(path, LANGUAGES)
+    assert terms["en"][0].marked == ("guard", "guards")
+    assert "la guarda" in terms["es"][0].marked and "guarda" not in terms["es"][0].marked
+    assert "las guardas" in terms["es"][0].marked and glossary.spanish_plural("fusión") == "fusiones"
+
+
 def _pages(site, language):
     for page in site.rglob("index.html"):
         parts = page.relative_to(site).parts
@@ -46,7 +67,10 @@ def test_the_glossary_terms_appear_as_abbr_on_the_pages(site_build, language):
     for page in _pages(site_build.site, language):
         marked |= set(re.findall(r'<abbr title="[^"]+">([^<]+)</abbr>', page.read_text(encoding="utf-8")))
     words = {term.word for term in TERMS[language]}
-    assert len(marked & words) >= 25, sorted(words - marked)
+    hovered = {term.word for term in TERMS[language] if marked & set(term.marked)}
+    assert len(hovered) >= 25, sorted(words - hovered)
+    forms = {form for term in TERMS[language] for form in term.marked}
+    assert marked <= forms, sorted(marked - forms)  # a hover lands only on a form its entry defines
     table = site_build.page(("es/" if language == "es" else "") + "reference/glossary/index.html")
     glossary_table = table[:table.index("</table>")]  # the Spanish vocabulary table follows it
     assert glossary_table.count("<tr>") == len(words) + 1

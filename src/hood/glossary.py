@@ -1,8 +1,13 @@
 """The glossary: each term's word and definition per language, shown as hover definitions and on a page.
 
-`glossary.yml` (next to `mkdocs.yml`) lists the terms. Every page gets one `abbr` definition per term of its
-language, so the term reads as a hover definition wherever it appears in prose (not in code); the glossary page
-shows them all where it says `GLOSSARY_MARKER`.
+`glossary.yml` (next to `mkdocs.yml`) lists the terms. Every page gets one `abbr` definition per form of each
+term of its language, so the term reads as a hover definition wherever one of its forms appears in prose (not in
+code); the glossary page shows them all where it says `GLOSSARY_MARKER`.
+
+A term's forms are the strings that get the hover: the word itself, or those an entry lists as a third item
+(`en: [guard, definition, [guard, guards]]`). A word spelt like a verb (the noun "guarda", the verb "guarda") says
+`noun` instead: its forms are the word and its plural after a determiner (`la guarda`, `cada guarda`,
+`las guardas`), never the bare word.
 """
 
 from __future__ import annotations
@@ -20,12 +25,44 @@ HEADERS = {"en": ("Term", "Meaning"), "es": ("Término", "Significado")}
 """The glossary table's column headers in each language."""
 
 
+DETERMINERS = ("el", "la", "los", "las", "un", "una", "unos", "unas", "del", "al", "cada", "este", "esta", "estos",
+               "estas", "ese", "esa", "esos", "esas", "su", "sus", "otro", "otra", "otros", "otras", "dos", "tres",
+               "cuatro", "cinco", "varios", "varias", "ningún", "ninguna", "primer", "primera", "nuevo", "nueva",
+               "mismo", "misma", "qué", "cuántos", "cuántas")
+"""The Spanish words after which a one-word term is the noun (`la guarda`), never a verb (`el nodo guarda`)."""
+
+
 @dataclass(frozen=True)
 class Term:
-    """One term in one language: the word as the pages write it, and a one-sentence definition."""
+    """One term in one language: the word as the pages write it, a one-sentence definition, and the forms of the
+    word that get the hover (the word itself when empty)."""
 
     word: str
     definition: str
+    forms: tuple[str, ...] = ()
+
+    @property
+    def marked(self) -> tuple[str, ...]:
+        """The strings that get this term's hover."""
+        return self.forms or (self.word,)
+
+
+def spanish_plural(word: str) -> str:
+    """The plural of a Spanish noun: `guarda` → `guardas`, `fusión` → `fusiones`, `particionador` → `…dores`."""
+    if word[-1] in "aeiouáéó":
+        return word + "s"
+    if word.endswith("ión"):
+        return word[:-3] + "iones"
+    return word + "es"
+
+
+def noun_forms(word: str) -> tuple[str, ...]:
+    """A one-word Spanish term after each determiner, singular and plural, capitalised too (a sentence's start)."""
+    forms = []
+    for determiner in DETERMINERS:
+        for noun in (word, spanish_plural(word)):
+            forms += [f"{determiner} {noun}", f"{determiner.capitalize()} {noun}"]
+    return tuple(forms)
 
 
 class GlossaryError(ValueError):
@@ -38,21 +75,26 @@ def load(path: Path, languages: list[str]) -> dict[str, list[Term]]:
     terms: dict[str, list[Term]] = {language: [] for language in languages}
     for number, entry in enumerate(entries, start=1):
         for language in languages:
-            word, definition = _pair(entry, language)
+            word, definition, forms = _triple(entry, language)
             if not word or not definition:
                 raise GlossaryError(f"{path.name}, entry {number}: give `{language}: [word, definition]`")
-            terms[language].append(Term(str(word), " ".join(str(definition).split())))
+            if forms == ["noun"]:
+                forms = noun_forms(str(word))
+            terms[language].append(Term(str(word), " ".join(str(definition).split()), tuple(forms or ())))
     return terms
 
 
-def _pair(entry: dict, language: str) -> tuple[str | None, str | None]:
+def _triple(entry: dict, language: str) -> tuple[str | None, str | None, list[str] | None]:
     value = entry.get(language)
-    return (value[0], value[1]) if isinstance(value, list) and len(value) == 2 else (None, None)
+    if isinstance(value, list) and len(value) in (2, 3):
+        forms = value[2] if len(value) == 3 else None
+        return value[0], value[1], ([forms] if isinstance(forms, str) else forms)
+    return None, None, None
 
 
 def abbreviations(terms: list[Term]) -> str:
     """The `abbr` definitions of `terms`, to append to a page's Markdown."""
-    return "\n\n" + "\n".join(f"*[{term.word}]: {term.definition}" for term in terms) + "\n"
+    return "\n\n" + "\n".join(f"*[{form}]: {term.definition}" for term in terms for form in term.marked) + "\n"
 
 
 def table(terms: list[Term], language: str) -> str:
