@@ -145,6 +145,8 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         """The search index last written per language; under serve a partial rebuild updates it (`hood.search`)."""
         self.templates = _CompiledTemplates()
         """The theme's compiled templates, kept across the rebuilds of one serve process."""
+        self.not_found = ""
+        """The default language's 404 page of this build (`on_post_template`)."""
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Check the releases `hood.compat` was written for; note whether this process serves (lenient)."""
@@ -269,6 +271,21 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         if self.state and language != self.state.languages[0]:
             output = search.language_root_base(output, language)
         return output
+
+    def on_post_template(self, output: str, *, template_name: str, config) -> str:
+        """One 404 page per language: the default language's at the root, each other's under its folder.
+
+        The i18n plugin renders the theme's `404.html` once per language into the same file, so the last language
+        built (Spanish) would answer every reader; the default one's is kept for the root.
+        """
+        state = self.state
+        if template_name != "404.html" or state is None:
+            return output
+        if state.language == state.languages[0]:
+            self.not_found = output
+            return output
+        write_atomically(Path(config.site_dir) / state.language / "404.html", output)
+        return self.not_found or output
 
     @event_priority(LATE)
     def on_post_build(self, *, config) -> None:
