@@ -1,10 +1,10 @@
 """Theory 04, distributed: what each pattern's two ranks observed, and how the launcher behaves."""
 
-import atexit
 import contextlib
 import importlib.util
 import io
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -13,30 +13,33 @@ import pytest
 from hood.capture import collectives
 from hood.capture.common import localize
 from hood.capture.figure import figure_data
-from hood.capture.collectives import (LOOPBACK, RankFailure, launch_command, rank_env, render_distinct_ranks,
-                                      render_ranks, run_ranks, show_ranks)
+from hood.capture.collectives import RankFailure, render_distinct_ranks, render_ranks, run_ranks, show_ranks
+from snippets.distributed.ddp import ddp_rank
+from snippets.distributed.fsdp import fsdp_rank
+from snippets.distributed.pipeline import pp_rank
+from snippets.distributed.tensor_parallel import tp_rank
 
 F32 = 4  # bytes per float32 value
 
 
 @pytest.fixture(scope="module")
 def ddp():
-    return run_ranks("snippets.distributed.ddp:ddp_rank")
+    return run_ranks(ddp_rank)
 
 
 @pytest.fixture(scope="module")
 def fsdp():
-    return run_ranks("snippets.distributed.fsdp:fsdp_rank")
+    return run_ranks(fsdp_rank)
 
 
 @pytest.fixture(scope="module")
 def tp():
-    return run_ranks("snippets.distributed.tensor_parallel:tp_rank")
+    return run_ranks(tp_rank)
 
 
 @pytest.fixture(scope="module")
 def pp():
-    return run_ranks("snippets.distributed.pipeline:pp_rank")
+    return run_ranks(pp_rank)
 
 
 def test_ddp_syncs_weights_then_averages_gradients_in_one_all_reduce(ddp):
@@ -289,8 +292,8 @@ def test_the_page_reads_four_runs_and_six_drawings():
 
 
 def test_show_ranks_prints_the_results_and_returns_them(monkeypatch, capsys):
-    monkeypatch.setattr(collectives, "run_ranks", lambda target, world_size: [{"a": 1}, {"a": 1}])
-    assert show_ranks("any.module:function") == [{"a": 1}, {"a": 1}]
+    monkeypatch.setattr(collectives, "run_ranks", lambda rank_fn, world_size: [{"a": 1}, {"a": 1}])
+    assert show_ranks(dict) == [{"a": 1}, {"a": 1}]
     assert capsys.readouterr().out.splitlines() == ["rank 0", "  a: 1", "rank 1: identical to rank 0"]
 
 
@@ -331,17 +334,30 @@ def test_pipeline_stages_exchange_metadata_with_send_meta_and_recv_meta():
     assert callable(PipelineStage._send_meta) and callable(PipelineStage._recv_meta)
 
 
-def test_runs_are_launched_with_torchrun_on_loopback():
-    command = launch_command("snippets.distributed.ddp:ddp_rank", Path("/out"), 2, 12345)
-    assert command[1:3] == ["-m", "torch.distributed.run"]
-    assert ["--nproc-per-node", "2"] == command[5:7] and ["--master-addr", LOOPBACK] == command[7:9] == [
-        "--master-addr", "127.0.0.1"]
-    assert command[-3:] == ["hood.capture.collectives", "snippets.distributed.ddp:ddp_rank", "/out"]
-    env = rank_env(["/x/src", "/x"])
-    assert env["GLOO_SOCKET_IFNAME"] == "lo" and env["PYTHONPATH"].split(os.pathsep)[:2] == ["/x/src", "/x"]
+def _environment():
+    keys = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "GLOO_SOCKET_IFNAME", "OMP_NUM_THREADS")
+    import torch
+    return {**{key: os.environ[key] for key in keys}, "threads": torch.get_num_threads()}
 
 
-# Rank functions for the launcher's failure paths (the children import them from this module). Each rank
+def test_each_rank_gets_torchruns_environment_on_loopback_and_one_thread():
+    results = run_ranks(_environment)
+    assert [r["RANK"] for r in results] == ["0", "1"] == [r["LOCAL_RANK"] for r in results]
+    assert {(r["WORLD_SIZE"], r["MASTER_ADDR"], r["GLOO_SOCKET_IFNAME"], r["OMP_NUM_THREADS"], r["threads"])
+            for r in results} == {("2", "127.0.0.1", "lo", "1", 1)}
+
+
+def _prints_then_returns():
+    print("a rank's own output")
+    return {}
+
+
+def test_what_a_rank_prints_does_not_reach_the_caller(capfd):
+    assert run_ranks(_prints_then_returns) == [{}, {}]
+    assert "a rank's own output" not in capfd.readouterr().out
+
+
+# Rank functions for the launcher's failure paths. Each rank
 # writes its pid where the test says, so that the test can check that no rank outlives a failed run.
 
 def _note_pid():
@@ -369,13 +385,13 @@ def _abort_later():
 
 def aborts_at_exit():
     """Returns its result, then dies as a rank can while gloo or profiler threads shut down."""
-    atexit.register(_abort_later)
+    threading.Thread(target=_abort_later).start()
     return {"rank": int(os.environ["RANK"])}
 
 
 def hangs_at_exit():
-    """Returns its result, then never exits."""
-    atexit.register(time.sleep, 600)
+    """Returns its result, then never exits (a process waits for its threads)."""
+    threading.Thread(target=time.sleep, args=(600,)).start()
     return {"rank": int(os.environ["RANK"])}
 
 
@@ -395,19 +411,19 @@ def _alive(pids_dir: Path) -> list[int]:
 def test_a_failing_rank_stops_the_run_and_no_rank_outlives_it(tmp_path, monkeypatch):
     monkeypatch.setenv("HOOD_TEST_PIDS", str(tmp_path))
     with pytest.raises(RankFailure, match="rank 1 gives up") as failure:
-        run_ranks("tests.test_distributed:fails_on_rank_1", timeout=600)
+        run_ranks(fails_on_rank_1, timeout=600)
     assert "a rank failed" in str(failure.value)
     assert _alive(tmp_path) == []  # the sleeping rank was stopped, not waited for
 
 
 def test_a_run_past_its_timeout_is_killed(tmp_path, monkeypatch):
     monkeypatch.setenv("HOOD_TEST_PIDS", str(tmp_path))
-    # 30 s: long enough for torchrun to start both ranks on a busy machine, far shorter than their sleep
+    # 30 s: long enough to start both ranks on a busy machine, far shorter than their sleep
     with pytest.raises(RankFailure, match="timed out after 30 s"):
-        run_ranks("tests.test_distributed:sleeps", timeout=30)
+        run_ranks(sleeps, timeout=30)
     assert _alive(tmp_path) == []
 
 
-@pytest.mark.parametrize("target", ["aborts_at_exit", "hangs_at_exit"])
-def test_results_written_by_every_rank_stand_when_the_ranks_then_fail_to_exit(target):
-    assert run_ranks(f"tests.test_distributed:{target}", timeout=600) == [{"rank": 0}, {"rank": 1}]
+@pytest.mark.parametrize("rank_fn", [aborts_at_exit, hangs_at_exit])
+def test_results_written_by_every_rank_stand_when_the_ranks_then_fail_to_exit(rank_fn):
+    assert run_ranks(rank_fn, timeout=600) == [{"rank": 0}, {"rank": 1}]

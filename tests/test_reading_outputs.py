@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from hood.capture.collectives import run_ranks
+from snippets.reading.ranks import all_reduce_rank
 from hood.capture.compile import inductor_output, render_inductor_summary
 from hood.engine.normalize import normalise
 from hood.stdout import printed
@@ -159,7 +160,7 @@ def test_profiler_rows_nested_calls_and_scalar_conversion(profiled):
 
 
 def test_rank_dictionary_before_differs_after_is_the_sum():
-    results = run_ranks("snippets.reading.ranks:all_reduce_rank")
+    results = run_ranks(all_reduce_rank)
     assert [r["before all_reduce"] for r in results] == [[1.0], [2.0]]
     assert [r["after all_reduce"] for r in results] == [[3.0], [3.0]]
     assert all(r["world size"] == 2 for r in results)

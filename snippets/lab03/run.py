@@ -15,6 +15,10 @@ from hood.capture.collectives import render_ranks, run_ranks
 from hood.capture.common import Agreement
 from hood.capture.compile_timing import interpret, render_table
 from hood.labkit import code_hash, manifest, parse_args, write_deliverables
+from snippets.distributed.ddp import ddp_rank
+from snippets.distributed.fsdp import fsdp_rank
+from snippets.distributed.pipeline import pp_rank
+from snippets.distributed.tensor_parallel import tp_rank
 from snippets.lab03.compile_head import compile_head
 from snippets.lab03.kernel_annotation import KERNEL, annotate, render_annotation
 from snippets.lab03.timing import time_head
@@ -22,12 +26,7 @@ from snippets.lab03.timing import time_head
 HERE = Path(__file__).resolve().parent
 SEED = 42
 TOLERANCE = 1e-6
-PATTERNS = {
-    "DDP": "snippets.distributed.ddp:ddp_rank",
-    "FSDP2": "snippets.distributed.fsdp:fsdp_rank",
-    "Tensor parallel": "snippets.distributed.tensor_parallel:tp_rank",
-    "Pipeline parallel": "snippets.distributed.pipeline:pp_rank",
-}
+PATTERNS = {"DDP": ddp_rank, "FSDP2": fsdp_rank, "Tensor parallel": tp_rank, "Pipeline parallel": pp_rank}
 """The runs DISTRIBUTED.md reports, by pattern: the same rank functions as the theory page."""
 
 
