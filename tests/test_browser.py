@@ -202,3 +202,89 @@ def test_a_glossary_term_shows_its_definition_on_hover(page, base_url, prefix):
     tooltip = page.locator(".md-tooltip--active, .md-tooltip2--active").first
     tooltip.wait_for(state="visible", timeout=3000)
     assert definition[:20] in tooltip.inner_text()
+
+
+RENDERING_PROBLEMS = r"""() => {
+  const problems = [];
+  const article = document.querySelector("article");
+  if (!article) return problems;
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+  const lines = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.parentElement.closest("pre, code, script, style, svg, .katex, .arithmatex"))
+      lines.push(...node.data.split("\n"));
+  }
+  for (const line of lines) {
+    const t = line.trim();
+    if (/^\|.*\|.*\|$/.test(t) || /\|\s*:?-{3,}/.test(t)) problems.push("raw Markdown table: " + t.slice(0, 80));
+    if (/^(```|~~~)/.test(t) || /--8<--/.test(t)) problems.push("raw fence or include: " + t.slice(0, 80));
+  }
+  for (const p of article.querySelectorAll("p")) {
+    const before = p.previousElementSibling;
+    if (!before || !(/^H[1-6]$/.test(before.tagName) || before.matches(".admonition, details"))) continue;
+    const first = p.firstChild;
+    if (first && first.nodeType === Node.TEXT_NODE && /^\s*[a-záéíóúñ]/.test(first.data))
+      problems.push("paragraph starts in lower case after a heading or box: " + p.innerText.slice(0, 80));
+  }
+  return problems;
+}"""
+"""What a reader must never see in an article: Markdown that did not render, a paragraph cut at its start."""
+
+
+def _language_of(path: str) -> str:
+    return "es" if path.startswith("/es/") else "en"
+
+
+def test_the_rendering_check_finds_each_planted_problem(browser):
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_content("""<article><h2>A</h2><p>starts in lower case</p>
+        <p>| key | CPU |</p><p>|---|---|</p><p>```python</p><p>-- a <code>| not | a | table |</code></p>
+        <div class="admonition"></div><p><code>x</code> starts with code, fine</p></article>""")
+    problems = page.evaluate(RENDERING_PROBLEMS)
+    context.close()
+    assert [p.split(":")[0] for p in problems] == [
+        "raw Markdown table", "raw Markdown table", "raw fence or include",
+        "paragraph starts in lower case after a heading or box"]
+
+
+def test_no_page_shows_unrendered_markdown_or_a_cut_paragraph_and_each_has_its_language(browser, base_url,
+                                                                                        site_build):
+    context = browser.new_context()
+    page = context.new_page()
+    problems = []
+    for path in [*_page_paths(site_build.site), "/404.html", "/es/404.html"]:
+        page.goto(f"{base_url}{path}")
+        problems += [f"{path}: {p}" for p in page.evaluate(RENDERING_PROBLEMS)]
+        lang = page.evaluate("document.documentElement.lang")
+        if lang != _language_of(path):
+            problems.append(f"{path}: lang={lang!r}")
+    context.close()
+    assert problems == []
+
+
+TIME = {"en": r"\bTime\b\D{0,12}?(\d+) min", "es": r"\bTiempo\b\D{0,12}?(\d+) min"}
+
+
+@pytest.mark.parametrize("prefix", ["", "es/"])
+def test_the_home_page_gives_each_page_the_time_the_page_gives_itself(page, base_url, prefix):
+    import re
+
+    page.goto(f"{base_url}/{prefix}")
+    rows = page.locator("article table tr").all()
+    listed = {}
+    for row in rows:
+        cells = row.locator("td").all()
+        if len(cells) >= 2 and row.locator("a").count():
+            found = re.search(r"(\d+) min", cells[-1].inner_text())
+            if found:
+                listed[row.locator("a").first.get_attribute("href")] = int(found[1])
+    assert len(listed) >= 9
+    language = "es" if prefix else "en"
+    differing = {}
+    for href, minutes in listed.items():
+        page.goto(f"{base_url}/{prefix}{href}")
+        own = re.search(TIME[language], page.locator("article").inner_text())
+        if not own or int(own[1]) != minutes:
+            differing[href] = (minutes, own and int(own[1]))
+    assert differing == {}

@@ -44,3 +44,11 @@ def test_a_registration_outside_torch_is_named_your_code_wherever_it_ran():
     assert source_name("/venv/lib/python3.11/site-packages/torch/_library/custom_ops.py") == "custom_ops.py"
     for elsewhere in ("<01-dispatcher-and-aten.md#override>", "/tmp/ipykernel_7/1218191017.py", "/home/me/lab.py"):
         assert source_name(elsewhere) == YOUR_CODE
+
+
+def test_decimal_has_a_point_in_english_and_a_comma_in_spanish():
+    from hood.capture.common import decimal, localize
+
+    assert localize(decimal(16.54, ".1f") + " µs", "en") == "16.5 µs"
+    assert localize(decimal(16.54, ".1f") + " µs", "es") == "16,5 µs"
+    assert localize(decimal(0.2149), "es") == "0,21"

@@ -16,7 +16,9 @@ from tests.test_translation_structure import DOCS, PAGES, ROOT, page_text, struc
 TABLE = ROOT / "snippets" / "terminology_es.md"
 INCLUDE = '--8<-- "terminology_es.md:rows"'
 REQUIRED = ("graph break", "fake tensor", "include set", "exclude set", "grad mode", "bucket", "bias", "fallthrough",
-            "file", "command", "storage", "buffer", "lab", "build", "forward", "register", "record", "log")
+            "file", "command", "storage", "buffer", "lab", "build", "forward", "register", "record", "log",
+            "redispatch", "schedule", "math kernel", "gradient arriving", "logging mode", "running example",
+            "version counter", "within")
 # Thousands are grouped with a no-break space (85 848), never with a dot or a comma, nor a space a line may break.
 NUMBER_FORMAT = re.compile(r"(?<![\w.,])\d{1,3}(?:[.,]\d{3})+(?![\w.,])|(?<![\w.,])\d{1,3}(?: \d{3})+(?![\w.,])")
 

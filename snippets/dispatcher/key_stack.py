@@ -65,6 +65,10 @@ CONTEXTS = {  # label: (context, the lines of its header in the drawing)
     "OpLog(), a TorchDispatchMode": (OpLog, (words(en="dispatch", es="modo de"), words(en="mode", es="dispatch"))),
 }
 
+HOVER_NAMES = {"no context": words(en="no context", es="sin contexto"),
+               "OpLog(), a TorchDispatchMode": words(en="OpLog(), a TorchDispatchMode", es="OpLog(), un TorchDispatchMode")}
+"""A context's name in a cell's hover text, in the page's language (the others are code)."""
+
 
 def by_priority(names) -> torch.DispatchKeySet:
     """The keys named, in one DispatchKeySet (which lists them by priority, lowest first)."""
@@ -116,7 +120,7 @@ def stack_svg(stacks: list[KeyStack], title: str) -> str:
                 parts.append(box(x, top, STACK_CELL_W, STACK_CELL_H, "plain"))
                 continue
             ops = [names[op] for op, keys in s.ran.items() if key in keys]
-            parts.append(box(x, top, STACK_CELL_W, STACK_CELL_H, state, f"{s.label}: {key}"))
+            parts.append(box(x, top, STACK_CELL_W, STACK_CELL_H, state, f"{HOVER_NAMES.get(s.label, s.label)}: {key}"))
             marks = ops if state != "muted" else ["\u00d7"]
             for i, mark in enumerate(marks):  # one line per mark, centred in the cell
                 y_mark = top + STACK_CELL_H / 2 + 4 + (i - (len(marks) - 1) / 2) * 14

@@ -64,7 +64,8 @@ def storage_svg(size: int, views: list[ViewCells], title: str) -> str:
                      + text(GRID_PAD, y + 30, f"shape={list(lay.shape)} stride={list(lay.stride)} offset={lay.offset}",
                             "small", "start"))
         order = {cell: n for n, cell in enumerate(view.cells)}
-        parts += [_cell(i, y + 38, css, str(order[i]), f"{lay.name}: element {order[i]} = cell {i}")
+        parts += [_cell(i, y + 38, css, str(order[i]), words(
+            en=f"{lay.name}: element {order[i]} = cell {i}", es=f"{lay.name}: elemento {order[i]} = celda {i}"))
                   if i in order else _cell(i, y + 38, "muted") for i in range(size)]
     bottom = GRID_TOP + GRID_CELL + 14 + len(views) * GRID_VIEW_H
     parts.append(text(GRID_PAD, bottom + 8, note, "small", "start"))

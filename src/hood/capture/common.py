@@ -139,6 +139,12 @@ def localize(text: str, language: str) -> str:
     return _WORDS.sub(pick, text)
 
 
+def decimal(value: float, spec: str = ".2f") -> str:
+    """`value` formatted by `spec` in every language: a decimal point in English, a decimal comma in Spanish."""
+    shown = format(value, spec)
+    return words(en=shown, es=shown.replace(".", ","))
+
+
 def widest(text: str) -> int:
     """The length of `text` in its longest language (how much room a label needs)."""
     return max(len(localize(text, language)) for language in LANGUAGES)

@@ -35,6 +35,7 @@ class Row:
 YOUR_CODE = words(en="your code", es="tu código")
 """What a row names as its source when Python code outside torch registered it: that file's name depends on where
 the code ran (a page's block, a notebook cell, a script), so the table does not print it."""
+KEY_HEADER = words(en="key", es="clave")
 
 
 def source_name(path: str) -> str:
@@ -65,7 +66,7 @@ def render_tables(ops: list[str], keys: tuple[str, ...] = KEYS) -> str:
         kind = f"fallthrough {row.kind}" if row.fallthrough else row.kind
         return f"{kind} · `{row.source}`"
 
-    lines = ["| key | " + " | ".join(f"`{op}`" for op in ops) + " |", "|---" * (len(ops) + 1) + "|"]
+    lines = [f"| {KEY_HEADER} | " + " | ".join(f"`{op}`" for op in ops) + " |", "|---" * (len(ops) + 1) + "|"]
     lines += [f"| `{key}` | " + " | ".join(cell(cells[op].get(key)) for op in ops) + " |" for key in keys]
     return "\n".join(lines)
 # --8<-- [end:body]
