@@ -124,6 +124,17 @@ def test_a_measurement_block_is_shown_but_never_traced(tmp_path):
     assert 'trace=' not in html and "time_ns" in html
 
 
+def test_a_trace_left_by_a_block_now_untraced_is_an_orphan(tmp_path):
+    page = ('# Home\n\n```python exec="on" id="timing" trace="off" result="text"\nprint(1)\n```\n')
+    project = mini_project(tmp_path, page)
+    stale = project / "traces" / "index" / "timing.txt"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("# page: index.md\n# block: timing\n1\n")  # from when the block was traced
+    result = build(project, mode="check")
+    assert result.returncode != 0
+    assert "traces/index/timing.txt" in result.output and "orphan trace" in result.output
+
+
 def test_a_plain_mkdocs_build_is_a_check_build(tmp_path):
     result = build(drifted_project(tmp_path), mode="plain")
     assert result.returncode != 0

@@ -89,7 +89,7 @@ class BuildState:
     codes: dict[Path, str] = field(default_factory=dict)
     """The code of each traced block in the first language (a later language must run the same)."""
     held: set[Path] = field(default_factory=set)
-    """The trace path of every block with an id: a trace outside it is an orphan."""
+    """The trace path of every traced block with an id: a trace outside it is an orphan."""
     reported: bool = False
     """Whether the full report was written (at the end of the last language)."""
     releases: list[lens.Release] = field(default_factory=list)
@@ -466,7 +466,7 @@ def run_block(code: str, returncode: int = 0, session: str | None = None, id: st
                                  "two blocks of this page share this id; give each block its own"))
     ids.append(block_id)
     path = trace_path(state.settings.traces_dir, state.page, block_id)
-    if id:
+    if id and traced:  # a `trace="off"` block holds no trace: one left from when it was traced is an orphan
         state.held.add(path)
     outcome = state.engine.run(Block(state.page, block_id, code, session or None))
     if outcome.error is not None:
