@@ -60,4 +60,4 @@ bench: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m tools.bench
 
 clean:
-	rm -rf site .cache site-report.txt audit-report.txt
+	rm -rf site .cache site-report.txt site-report.json audit-report.txt

@@ -35,7 +35,7 @@ from hood.engine.blocks import expand_includes, included_files, missing_includes
 from hood.engine.cache import write_atomically
 from hood.engine.engine import Block, Engine
 from hood.engine.fingerprint import fingerprint, torch_build
-from hood.engine.report import TRACE_KINDS, Problem, Report, drift_box, lens_box
+from hood.engine.report import REPORT_FILE, TRACE_KINDS, Problem, Report, drift_box, lens_box
 from hood.engine.settings import Settings
 from hood.engine.traces import (
     BLESS_COMMAND, TORCH_FILE, TraceCheck, bless, bless_torch, blessed_torch, check_trace, orphan_traces,
@@ -47,7 +47,6 @@ log = logging.getLogger("mkdocs.plugins.hood")
 LATE = -200
 """Event priority: after mkdocs-static-i18n (-100), which switches the language in its own events."""
 
-REPORT_FILE = "site-report.txt"
 """Where every build writes its report (summary first), next to `mkdocs.yml`."""
 
 
@@ -309,7 +308,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
             sum(state.engine.executions.values()), len(state.checks), "torch" in sys.modules,
         )
         message = state.report.render()
-        write_atomically(state.settings.root / REPORT_FILE, (message or state.report.summary()) + "\n")
+        state.report.write(state.settings.root)
         state.reported = True
         if state.settings.lens:
             folder = lens.write(state.settings.traces_dir / lens.LENS_DIR, state.torch_version, state.recorded)
@@ -326,9 +325,8 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         state = self.state
         if state is None or state.reported:
             return
-        message = state.report.render() or state.report.summary()
-        stopped = f"The build stopped before checking every page: {type(error).__name__}: {error}"
-        write_atomically(state.settings.root / REPORT_FILE, f"{message}\n\n{stopped}\n")
+        state.report.write(state.settings.root,
+                           f"The build stopped before checking every page: {type(error).__name__}: {error}")
         state.reported = True
 
 
@@ -627,9 +625,7 @@ def _bless(state: BuildState) -> None:
     A bless refuses to touch any trace while a block raises, lacks an id, repeats an id or differs between
     languages, because then the set of blocks is not known and a committed trace could be lost.
     """
-    harmless = {*TRACE_KINDS, "orphan trace", "torch version", "translation stale", "not in nav", "nav untranslated",
-                "lens stale", "lens unexplained", "download"}
-    blocking = [p for p in state.report.problems.values() if p.kind not in harmless]
+    blocking = [p for p in state.report.problems.values() if p.kind.blocks_bless]
     if blocking:
         body = "\n\n".join(p.render() for p in blocking)
         raise Abort(f"{BLESS_COMMAND} refused: no trace was written or removed, because of {len(blocking)} "

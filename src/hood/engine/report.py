@@ -3,21 +3,54 @@
 from __future__ import annotations
 
 import html
+import json
 import logging
 import textwrap
 from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from hood.engine.cache import write_atomically
 
 log = logging.getLogger("mkdocs.plugins.hood")
 
-KINDS = (
-    "raised", "no id", "duplicate id", "download", "translation differs", "translation stale", "not in nav",
-    "nav untranslated", "drift", "missing trace", "orphan trace", "lens stale", "lens unexplained",
-    "torch version",
-)
+
+class Kind(StrEnum):
+    """Every kind of problem, in the order the report lists them (a member equals its text: `Kind.DRIFT == "drift"`)."""
+
+    RAISED = "raised"
+    NO_ID = "no id"
+    DUPLICATE_ID = "duplicate id"
+    DOWNLOAD = "download"
+    TRANSLATION_DIFFERS = "translation differs"
+    TRANSLATION_STALE = "translation stale"
+    NOT_IN_NAV = "not in nav"
+    NAV_UNTRANSLATED = "nav untranslated"
+    DRIFT = "drift"
+    MISSING_TRACE = "missing trace"
+    ORPHAN_TRACE = "orphan trace"
+    LENS_STALE = "lens stale"
+    LENS_UNEXPLAINED = "lens unexplained"
+    TORCH_VERSION = "torch version"
+
+    @property
+    def blocks_bless(self) -> bool:
+        """Whether a bless must refuse while this problem stands: the set of blocks, or their code, is not known."""
+        return self in BLESS_BLOCKERS
+
+
+KINDS = tuple(Kind)
 """Every kind of problem, in the order the report lists them."""
 
-TRACE_KINDS = {"drift", "missing trace"}
+TRACE_KINDS = {Kind.DRIFT, Kind.MISSING_TRACE}
 """Problems with one block's trace: a bless writes the fresh trace."""
+
+BLESS_BLOCKERS = {Kind.RAISED, Kind.NO_ID, Kind.DUPLICATE_ID, Kind.TRANSLATION_DIFFERS}
+"""Problems that make a bless refuse, writing nothing: a block raises, lacks an id, repeats one, or runs other code
+in another language."""
+
+REPORT_FILE = "site-report.txt"
+REPORT_JSON = "site-report.json"
 
 
 @dataclass(frozen=True)
@@ -27,20 +60,22 @@ class Problem:
     Attributes:
         page: The page's path inside its language folder (or the trace's path for an orphan trace).
         block: The block id (`*` for the whole page).
-        kind: One of `KINDS`.
+        kind: Its `Kind` (given as the member or its text).
         fix: What to do, in one sentence (and the traceback for a raising block).
         diff: The unified diff, for drift.
     """
 
     page: str
     block: str
-    kind: str
+    kind: Kind
     fix: str
     diff: str = ""
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"unknown problem kind {self.kind!r}; one of {KINDS}")
+        try:
+            object.__setattr__(self, "kind", Kind(self.kind))
+        except ValueError:
+            raise ValueError(f"unknown problem kind {self.kind!r}; one of {[str(k) for k in Kind]}") from None
 
     @property
     def where(self) -> str:
@@ -91,6 +126,23 @@ class Report:
             lines.append(f"{len(others)} other problem(s)")
             lines += [f"  {p.kind:<13} {p.where}" for p in sorted(others, key=lambda p: KINDS.index(p.kind))]
         return "\n".join(lines)
+
+    def as_json(self) -> str:
+        """The report as data: the summary counts and every problem (page, block, kind, fix, diff)."""
+        ordered = sorted(self.problems.values(), key=lambda p: KINDS.index(p.kind))
+        return json.dumps({
+            "traced_blocks": self.traced_blocks,
+            "changed": len(self.of_kind(*TRACE_KINDS)),
+            "problems": [{"page": p.page, "block": p.block, "kind": str(p.kind), "fix": p.fix, "diff": p.diff}
+                         for p in ordered],
+        }, indent=1, ensure_ascii=False)
+
+    def write(self, root: Path, note: str = "") -> str:
+        """Write `site-report.txt` (text, `note` appended) and `site-report.json` (data) under `root`; the text."""
+        text = self.render() or self.summary()
+        write_atomically(root / REPORT_FILE, text + (f"\n\n{note}" if note else "") + "\n")
+        write_atomically(root / REPORT_JSON, self.as_json() + "\n")
+        return text
 
     def render(self) -> str:
         """The summary, then every problem with its fix and diff; an empty string when the build is clean."""
