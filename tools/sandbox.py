@@ -85,3 +85,29 @@ def build(project: Path, *, mode: str = "check", cache: bool = False, extra_env:
     (project / "exec.log").unlink(missing_ok=True)
     proc = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True, timeout=3600, check=False)
     return Build(project, proc.returncode, proc.stdout + proc.stderr)
+
+
+def build_in_process(project: Path, *, mode: str = "check", cache: bool = False) -> Build:
+    """`build`, but in this process (the build leaves it as it found it): for tests that need no separate Python."""
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, PluginError
+
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(build_env(project, mode=mode, cache=cache))
+    (project / "exec.log").unlink(missing_ok=True)
+    try:
+        config = load_config(str(project / "mkdocs.yml"), site_dir=str(project / "site"), strict=mode == "check")
+        config.plugins.on_startup(command="build", dirty=False)
+        try:
+            mkdocs_build(config)
+            code, output = 0, ""
+        except (Abort, PluginError) as exc:
+            code, output = 1, str(exc)
+        finally:
+            config.plugins.on_shutdown()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return Build(project, code, output)

@@ -17,12 +17,11 @@ from pathlib import Path
 
 import yaml
 
+from hood import interface
+
 GLOSSARY_FILE = "glossary.yml"
 GLOSSARY_MARKER = "<!-- glossary -->"
 """Where the glossary page shows its table."""
-
-HEADERS = {"en": ("Term", "Meaning"), "es": ("Término", "Significado")}
-"""The glossary table's column headers in each language."""
 
 
 DETERMINERS = ("el", "la", "los", "las", "un", "una", "unos", "unas", "del", "al", "cada", "este", "esta", "estos",
@@ -99,7 +98,8 @@ def abbreviations(terms: list[Term]) -> str:
 
 def table(terms: list[Term], language: str) -> str:
     """The glossary as a Markdown table in `language`, in alphabetical order."""
-    term, meaning = HEADERS[language]
+    headers = interface.words(language, "glossary")
+    term, meaning = headers["term"], headers["meaning"]
     rows = [f"| {t.word} | {t.definition} |" for t in sorted(terms, key=lambda t: t.word.casefold())]
     return "\n".join([f"| {term} | {meaning} |", "|---|---|", *rows])
 

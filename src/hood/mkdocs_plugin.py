@@ -1,53 +1,39 @@
-"""The MkDocs plugin: hands every `python exec` block to the engine and checks its trace.
+"""The MkDocs plugin: MkDocs' events adapted to the build of `hood.engine.build`, nothing more.
 
 The only module of `hood` that imports MkDocs. It runs after mkdocs-static-i18n in every event, so it sees each
 language's build (the i18n plugin builds the other languages inside the default language's `on_post_build`),
-and it acts on the whole build only once the last language is done.
+and it acts on the whole build only once the last language is done. A build leaves the process as it found it
+(`runtime.snapshot` / `runtime.restore`).
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import logging
-import re
-import sys
-import textwrap
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path, PurePosixPath
 
 import jinja2
 import jinja2.bccache
 import markdown_exec
-from markupsafe import Markup
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
-from hood import compat, glossary, search
-from hood.maths import MathsError, render_maths
-from hood.capture.common import localize
-from hood.capture.figure import without_data
-from hood.engine import download, lens, normalize, runtime, translations
-from hood.engine.blocks import expand_includes, included_files, missing_includes, snippets_config
+from hood import compat, glossary, interface, search
+from hood.engine import normalize, runtime, translations
+from hood.engine.blocks import included_files, snippets_config
+from hood.engine.build import BuildError, BuildState, begin_page, check_nav, fence_format, finish, prepare_markdown, stopped
 from hood.engine.cache import write_atomically
-from hood.engine.engine import Block, Engine
-from hood.engine.fingerprint import fingerprint, torch_build
-from hood.engine.report import REPORT_FILE, TRACE_KINDS, Problem, Report, drift_box, lens_box
+from hood.engine.report import REPORT_FILE
 from hood.engine.settings import Settings
-from hood.engine.traces import (
-    BLESS_COMMAND, TORCH_FILE, TraceCheck, bless, bless_torch, blessed_torch, check_trace, orphan_traces,
-    render_trace, trace_body, trace_path,
-)
+from hood.maths import MathsError, render_maths
 
 log = logging.getLogger("mkdocs.plugins.hood")
 
 LATE = -200
 """Event priority: after mkdocs-static-i18n (-100), which switches the language in its own events."""
-
-"""Where every build writes its report (summary first), next to `mkdocs.yml`."""
 
 
 class HoodConfig(Config):
@@ -64,55 +50,6 @@ class HoodConfig(Config):
     exec_log = config_options.Type(str, default="")
     lens = config_options.Type((bool, int, str), default="")
 
-
-@dataclass
-class BuildState:
-    """Everything one build (all languages) shares: the engine, the traces checked and the problems found."""
-
-    settings: Settings
-    engine: Engine
-    report: Report
-    torch_version: str
-    languages: list[str]
-    """The locales this build renders, the default first."""
-    language: str = ""
-    done: int = 0
-    """How many languages have finished."""
-    page: str = ""
-    page_dir: Path | None = None
-    """Where the page being rendered is written (a setup block's file goes next to it)."""
-    blocks: dict[str, dict[str, list[str]]] = field(default_factory=dict)
-    """Block ids per language and page, in page order."""
-    checks: dict[Path, TraceCheck] = field(default_factory=dict)
-    """The comparison of each traced block with its trace, made once, shown in every language."""
-    codes: dict[Path, str] = field(default_factory=dict)
-    """The code of each traced block in the first language (a later language must run the same)."""
-    held: set[Path] = field(default_factory=set)
-    """The trace path of every traced block with an id: a trace outside it is an orphan."""
-    reported: bool = False
-    """Whether the full report was written (at the end of the last language)."""
-    releases: list[lens.Release] = field(default_factory=list)
-    """What the traced blocks print under other torch releases (`traces/lens/`), shown under their outputs."""
-    recorded: list[lens.LensEntry] = field(default_factory=list)
-    """What this build records for the lens (`make lens`), one entry per traced block."""
-    dirty_rebuild: bool = False
-    """A dirty rebuild under serve, which renders only the pages an edit touched: no whole-site checks."""
-    terms: dict[str, list[glossary.Term]] = field(default_factory=dict)
-    """The glossary's terms per language (`glossary.yml`)."""
-
-    @classmethod
-    def start(cls, settings: Settings, languages: list[str]) -> BuildState:
-        """A new build: the engine keyed on everything outputs depend on."""
-        engine = Engine(settings, fingerprint(settings.root, settings.pins()))
-        terms_file = settings.root / glossary.GLOSSARY_FILE
-        terms = glossary.load(terms_file, languages) if terms_file.is_file() else {}
-        releases = [] if settings.lens else lens.load(settings.traces_dir / lens.LENS_DIR)
-        return cls(settings, engine, Report(check=settings.check), torch_build()["version"], languages, terms=terms,
-                   releases=releases)
-
-    def rel(self, path: Path) -> str:
-        """`path` relative to the project root, as the report and the page show it."""
-        return str(path.relative_to(self.settings.root))
 
 
 class _CompiledTemplates(jinja2.BytecodeCache):
@@ -134,12 +71,45 @@ def _page_path(src_uri: str, language: str) -> str:
     return str(PurePosixPath(*parts[1:])) if parts and parts[0] == language else src_uri
 
 
+
+PYTHON_FENCES = ("python", "py")
+"""The fence languages whose `exec` blocks the engine runs."""
+
+
+def _route_python_fences(config, fence_format) -> None:
+    """Make `fence_format` the SuperFences custom fence of `PYTHON_FENCES`, with markdown-exec's validator.
+
+    This is how markdown-exec documents wiring a fence (`custom_fences` with its `validator`); its own plugin
+    registers the same fences with its generic formatter, and those entries are replaced here.
+    """
+    superfences = config.mdx_configs.setdefault("pymdownx.superfences", {})
+    fences = [f for f in superfences.get("custom_fences", []) if f.get("name") not in PYTHON_FENCES]
+    fences += [{"name": name, "class": name, "validator": markdown_exec.validator, "format": fence_format}
+               for name in PYTHON_FENCES]
+    superfences["custom_fences"] = fences
+
+
+
+def _nav_titles(items) -> list[str]:
+    """Every title of a `nav` as written in mkdocs.yml (sections and pages)."""
+    titles = []
+    for item in items:
+        if isinstance(item, dict):
+            for title, value in item.items():
+                titles.append(title)
+                if isinstance(value, list):
+                    titles += _nav_titles(value)
+    return titles
+
+
 class HoodPlugin(BasePlugin[HoodConfig]):
     """Executes blocks once per build, compares them with their traces, and fails check builds on problems."""
 
     def __init__(self) -> None:
         self.serving = False
         self.state: BuildState | None = None
+        self.found: runtime.ProcessSnapshot | None = None
+        """The process as the build found it, restored when the build ends."""
         self.search_indexes: dict[str, dict] = {}
         """The search index last written per language; under serve a partial rebuild updates it (`hood.search`)."""
         self.templates = _CompiledTemplates()
@@ -160,11 +130,9 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         if self.state is None or language == languages[0]:  # the default language opens every build
             root = Path(config.config_file_path).parent
             settings = Settings.from_options(root, serving=self.serving, **self.config)
-            if str(root) not in sys.path:  # blocks may import the project's `snippets` package
-                sys.path.insert(0, str(root))
-            runtime.purge_project_modules()
+            self.found = self.found or runtime.snapshot()
+            runtime.prepare_process(settings, root)
             importlib.reload(normalize)  # under serve, an edited normaliser applies at the next build
-            runtime.pin_process(settings, str(settings.cache_dir / ("inductor-" + "-".join(settings.pins().values()))))
             try:
                 self.state = BuildState.start(settings, languages)
             except glossary.GlossaryError as exc:
@@ -209,49 +177,28 @@ class HoodPlugin(BasePlugin[HoodConfig]):
     @event_priority(LATE)
     def on_nav(self, nav, *, config, files):
         """Every page must be reachable: in the nav, with a title translated into every other language."""
-        state = self.state
-        assert state is not None
+        assert self.state is not None
         in_nav = {page.file.src_uri for page in nav.pages}
-        for file in files.documentation_pages():
-            if file.src_uri not in in_nav:
-                page = _page_path(file.src_uri, state.language)
-                state.report.add(Problem(page, "*", "not in nav",
-                                         f"docs/{file.src_uri} is on no menu: add it to `nav` in mkdocs.yml"))
-        if state.language != state.languages[0]:
-            translations = compat.nav_translations(config, state.language)
-            for title in _nav_titles(config.nav or []):
-                if title not in translations:
-                    state.report.add(Problem("mkdocs.yml", "*", "nav untranslated",
-                                             f"the nav title {title!r} has no {state.language} translation: add it "
-                                             f"to `nav_translations` of {state.language} in mkdocs.yml"))
+        unlisted = [f.src_uri for f in files.documentation_pages() if f.src_uri not in in_nav]
+        check_nav(self.state, unlisted, _nav_titles(config.nav or []),
+                  compat.nav_translations(config, self.state.language)
+                  if self.state.language != self.state.languages[0] else {})
         return nav
 
     @event_priority(LATE)
     def on_page_markdown(self, markdown: str, *, page, config, files) -> str:
-        """Note the page being rendered and check its snippet includes before anything runs."""
+        """Run the page's checks and preparations (`prepare_markdown`) before anything renders."""
         state = self.state
         assert state is not None
-        state.engine.end_page(state.page)
-        state.page = _page_path(page.file.src_uri, state.language)
-        state.page_dir = Path(page.file.abs_dest_path).parent
-        state.blocks.setdefault(state.language, {})[state.page] = []
-        state.engine.begin_page(state.page)
+        begin_page(state, _page_path(page.file.src_uri, state.language), Path(page.file.abs_dest_path).parent)
         root = Path(config.config_file_path).parent
-        bases = config.mdx_configs.get("pymdownx.snippets", {}).get("base_path", ["."])
-        missing = missing_includes(markdown, [root / base for base in bases])
-        if missing:
-            where = " or ".join(f"{base}/" for base in bases)
-            lines = [f"  block {bid!r}: {inc!r} not found under {where}" for bid, inc in missing]
-            raise PluginError(
-                f"page {state.page} ({state.language}) includes snippets that do not exist:\n" + "\n".join(lines)
-                + "\nCreate the file (or section), or fix the path in the `--8<--` line."
-            )
-        markdown = _offer_downloads(state, markdown, snippets_config(config.mdx_configs, root))
-        markdown = glossary.with_glossary(markdown, state.terms.get(state.language, []), state.language)
-        markdown = lens.RELEASE_MARKER.sub(partial(_release_page, state), markdown)
-        if state.language != state.languages[0]:
-            return _check_freshness(state, page, Path(config.docs_dir)) + markdown
-        return markdown
+        bases = [root / base for base in config.mdx_configs.get("pymdownx.snippets", {}).get("base_path", ["."])]
+        try:
+            return prepare_markdown(state, markdown, bases=bases, snippets=snippets_config(config.mdx_configs, root),
+                                    docs_dir=Path(config.docs_dir),
+                                    translated_from=str(page.meta.get(translations.FIELD, "")) or None)
+        except BuildError as exc:
+            raise PluginError(str(exc)) from exc
 
     def on_page_content(self, html: str, *, page, config, files) -> str:
         """Turn the page's formulas into MathML (`hood.maths`); a formula that cannot be drawn fails the build."""
@@ -262,10 +209,10 @@ class HoodPlugin(BasePlugin[HoodConfig]):
 
     @event_priority(LATE)
     def on_post_page(self, output: str, *, page, config) -> str:
-        """Translate the interface text that `mkdocs.yml` sets once for all languages (`INTERFACE`); point a page of
-        another language at its own search index."""
+        """Translate the interface text that `mkdocs.yml` sets once for all languages (`interface`, "theme"); point
+        a page of another language at its own search index."""
         language = self.state.language if self.state else ""
-        for english, translated in INTERFACE.get(language, {}).items():
+        for english, translated in interface.words(language, "theme").items():
             output = output.replace(english, translated)
         if self.state and language != self.state.languages[0]:
             output = search.language_root_base(output, language)
@@ -288,362 +235,36 @@ class HoodPlugin(BasePlugin[HoodConfig]):
 
     @event_priority(LATE)
     def on_post_build(self, *, config) -> None:
-        """After the last language: check translations, the torch build and orphans; bless or report."""
+        """After the last language: the whole-site checks (`finish`), then bless or report."""
         state = self.state
         if state is None:
             return
         state.done += 1
         if state.done < len(state.languages):  # a language built inside the default one's on_post_build
             return
-        state.engine.close()
-        self.search_indexes = _split_search_index(Path(config.site_dir), state.languages,
-                                                  self.search_indexes if state.dirty_rebuild else {})
-        if state.settings.execute and not state.dirty_rebuild:
-            _check_translations(state)
-            _check_torch(state)
-            _check_orphans(state)
-        state.report.traced_blocks = len(state.checks)
-        log.info(
-            "hood: %d blocks executed, %d traces checked, torch imported: %s",
-            sum(state.engine.executions.values()), len(state.checks), "torch" in sys.modules,
-        )
-        message = state.report.render()
-        state.report.write(state.settings.root)
-        state.reported = True
-        if state.settings.lens:
-            folder = lens.write(state.settings.traces_dir / lens.LENS_DIR, state.torch_version, state.recorded)
-            log.info("hood: recorded %d blocks under torch %s in %s", len(state.recorded), state.torch_version,
-                     state.rel(folder))
-        elif state.settings.bless:
-            _bless(state)
-        elif message and state.settings.check:
+        self.search_indexes = search.split_site_index(Path(config.site_dir), state.languages,
+                                                      self.search_indexes if state.dirty_rebuild else {})
+        try:
+            message = finish(state)
+        except BuildError as exc:
+            raise Abort(str(exc)) from exc
+        finally:
+            self._restore()
+        if message:
             raise Abort(f"{message}\n\n(this report is also in {REPORT_FILE})")
 
     def on_build_error(self, *, error: Exception) -> None:
         """A build stopped before its end (a strict warning such as a raising block, an abort): still write the
         report of what ran, so that a red run can be read from its file."""
-        state = self.state
-        if state is None or state.reported:
-            return
-        state.report.write(state.settings.root,
-                           f"The build stopped before checking every page: {type(error).__name__}: {error}")
-        state.reported = True
+        if self.state is not None:
+            stopped(self.state, error)
+        self._restore()
 
+    def on_shutdown(self) -> None:
+        """Leave the process as the first build found it."""
+        self._restore()
 
-INTERFACE = {
-    "es": {
-        'title="Permanent link"': 'title="Enlace permanente"',
-        "Switch to dark mode": "Cambiar al modo oscuro",
-        "Switch to light mode": "Cambiar al modo claro",
-    },
-}
-"""Interface text that has one setting for every language (the heading anchors' tooltip of the toc extension and
-of mkdocstrings' copy of it; the palette toggle's label), mended on the pages of the other languages."""
-
-def _split_search_index(site: Path, languages: list[str], previous: dict[str, dict]) -> dict[str, dict]:
-    """Replace the theme's one index of every language with one index per language (`hood.search`); return them.
-
-    A partial rebuild under serve gives the theme only the pages it rendered: their entries replace theirs in
-    `previous` (the indexes the last build wrote), and every other page keeps its own.
-    """
-    index_file = site / "search" / "search_index.json"
-    if not index_file.is_file():
-        return previous
-    written = {}
-    for language, index in search.per_language(json.loads(index_file.read_text(encoding="utf-8")), languages).items():
-        if language in previous:
-            index = search.merged(previous[language], index)
-        target = site / ("" if language == languages[0] else language) / "search" / "search_index.json"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(target, json.dumps(index, ensure_ascii=False, separators=(",", ":")))
-        written[language] = index
-    return written
-
-
-PYTHON_FENCES = ("python", "py")
-"""The fence languages whose `exec` blocks the engine runs."""
-
-
-def _route_python_fences(config, fence_format) -> None:
-    """Make `fence_format` the SuperFences custom fence of `PYTHON_FENCES`, with markdown-exec's validator.
-
-    This is how markdown-exec documents wiring a fence (`custom_fences` with its `validator`); its own plugin
-    registers the same fences with its generic formatter, and those entries are replaced here.
-    """
-    superfences = config.mdx_configs.setdefault("pymdownx.superfences", {})
-    fences = [f for f in superfences.get("custom_fences", []) if f.get("name") not in PYTHON_FENCES]
-    fences += [{"name": name, "class": name, "validator": markdown_exec.validator, "format": fence_format}
-               for name in PYTHON_FENCES]
-    superfences["custom_fences"] = fences
-
-
-def fence_format(source: str, language: str, css_class: str, options: dict, md, *, state: BuildState,
-                 **kwargs) -> Markup:
-    """SuperFences' `format` for a Python fence: markdown-exec's rendering, the engine as runner."""
-    return format_python(state=state, code=source, md=md, **options)
-
-
-def format_python(*, state: BuildState, **options) -> Markup:
-    """markdown-exec's formatter for Python blocks, with the engine as runner.
-
-    A block with the option `trace="off"` (a timing, or a plot of timings) runs once like any other, but its
-    output is shown without being compared: measurements are not traces. The option is taken out before
-    markdown-exec renders the block's source, which would otherwise carry it into the source fence. A drifted
-    output is followed by a danger box in lenient builds, in the page's language. Phrases printed with
-    `hood.capture.common.words` are shown in the page's language (the output itself, and its trace, hold all).
-    A figure's data, which its trace keeps, is left off the page (`hood.capture.figure.without_data`).
-    """
-    extra = dict(options.pop("extra", {}))
-    traced = extra.pop("trace", "on") != "off"
-    boxes: list[str] = []
-    run = partial(run_block, state=state, traced=traced, boxes=boxes)
-    offered = options.get("id") == SETUP_ID and options.pop("source", None) is not None
-    rendered = markdown_exec.base_format(language="python", run=run, extra=extra, **options)
-    head = _offer_as_file(state, options["code"]) if offered else ""
-    return Markup(head + localize(without_data(str(rendered)), state.language) + "".join(boxes))
-
-
-SETUP_ID = "setup"
-SETUP_FILE = "setup.py"
-SETUP_LINK = {"en": "Download {file} ({lines} lines): the code the blocks of this page run first, to read, or to run "
-                    "with <code>python -i {name}</code> in a Python with torch {torch}.",
-              "es": "Descarga {file} ({lines} líneas): el código que los bloques de esta página ejecutan primero, para "
-                    "leerlo o para ejecutarlo con <code>python -i {name}</code> en un Python con torch {torch}."}
-"""A setup block's source is offered as a file next to its page instead of a long highlighted box: it holds the
-plumbing (capture modules included whole), which a reader runs rather than reads."""
-
-
-def _offer_as_file(state: BuildState, code: str) -> str:
-    """Write a setup block's code next to its page, in the page's language; return the link that replaces its
-    source box."""
-    assert state.page_dir is not None
-    code = f'PAGE_LANGUAGE = "{state.language}"  # what `words` prints\n' + code
-    write_atomically(state.page_dir / SETUP_FILE, code)
-    link = f'<a href="{SETUP_FILE}" download><code>{SETUP_FILE}</code></a>'
-    text = SETUP_LINK.get(state.language, SETUP_LINK["en"]).format(
-        file=link, name=SETUP_FILE, lines=len(code.splitlines()), torch=state.torch_version.split("+")[0])
-    return f'<p class="hood-setup-file">{text}</p>'
-
-
-_TITLE = re.compile(r"^# .*$", re.MULTILINE)
-
-
-def _offer_downloads(state: BuildState, markdown: str, config: dict) -> str:
-    """Write the page's notebook and script (`hood.engine.download`) next to it; offer them under its title."""
-    assert state.page_dir is not None
-    settings = state.settings
-    try:
-        files = download.page_downloads(
-            state.page, markdown, language=state.language, snippets_config=config,
-            pins=download.Pins(settings.threads, settings.inductor_threads, settings.simdlen, settings.cpu_capability),
-            torch_version=state.torch_version.split("+")[0],
-            normaliser=expand_includes(download.NORMALISER_INCLUDE, config),
-            expected=lambda block: trace_body(trace_path(settings.traces_dir, state.page, block)))
-    except download.DownloadError as exc:
-        state.report.add(Problem(state.page, "*", "download", str(exc)))
-        return markdown
-    for file in files:
-        write_atomically(state.page_dir / file.name, file.text)
-    if not files:
-        return markdown
-    links = download.links_paragraph(files, state.language, state.torch_version.split("+")[0])
-    return _TITLE.sub(lambda title: f"{title.group(0)}\n\n{links}\n", markdown, count=1)
-
-
-def run_block(code: str, returncode: int = 0, session: str | None = None, id: str | None = None,  # noqa: A002
-              *, state: BuildState, traced: bool, boxes: list[str], **extra: str) -> str:
-    """markdown-exec's `run` for Python: the engine's outcome, with its trace checked unless `traced` is off."""
-    if not state.settings.execute:
-        return ""
-    ids = state.blocks[state.language][state.page]
-    block_id = id or f"block-{len(ids) + 1}"
-    if not id:
-        state.report.add(Problem(state.page, block_id, "no id", 'give the block an id: ```python exec="on" id="..."'))
-    elif id in ids:
-        state.report.add(Problem(state.page, id, "duplicate id",
-                                 "two blocks of this page share this id; give each block its own"))
-    ids.append(block_id)
-    path = trace_path(state.settings.traces_dir, state.page, block_id)
-    if id and traced:  # a `trace="off"` block holds no trace: one left from when it was traced is an orphan
-        state.held.add(path)
-    outcome = state.engine.run(Block(state.page, block_id, code, session or None))
-    if outcome.error is not None:
-        if state.settings.lens and id and state.language == state.languages[0]:
-            last_line = outcome.error.strip().splitlines()[-1]
-            state.recorded.append(lens.LensEntry(state.page, id, lens.code_hash(code), matched=False, error=last_line))
-        state.report.add(
-            Problem(state.page, block_id, "raised", f"the block raised; fix it or its snippet:\n{outcome.error}")
-        )
-        raise markdown_exec.ExecutionError(markdown_exec.code_block("python", outcome.error))
-    if traced and id:
-        boxes.append(_compare_with_trace(state, path, block_id, code, outcome.output))
-    return outcome.output
-
-
-def _compare_with_trace(state: BuildState, path: Path, block_id: str, code: str, output: str) -> str:
-    """Compare once per build; return the drift box (lenient builds only) and the lens boxes for this language."""
-    if path not in state.checks:
-        state.codes[path] = code
-        normalised = normalize.normalise(output, root=str(state.settings.root))
-        check = state.checks[path] = check_trace(path, render_trace(state.page, block_id, normalised))
-        if not check.ok:
-            kind = "missing trace" if check.expected is None else "drift"
-            fix = (f"no trace {state.rel(path)} yet" if kind == "missing trace" else
-                   f"the output differs from trace {state.rel(path)}")
-            state.report.add(Problem(state.page, block_id, kind,
-                                     f"{fix}; if the output is right, run `{BLESS_COMMAND}`",
-                                     diff=check.diff(state.settings.root)))
-        if state.settings.lens:
-            state.recorded.append(lens.LensEntry(
-                state.page, block_id, lens.code_hash(code), matched=check.ok,
-                origin="" if check.ok else lens.origin(check.expected or "", check.actual),
-                output="" if check.ok else check.actual))
-        _check_lens_hashes(state, block_id, code)
-    elif state.codes[path] != code:
-        state.report.add(Problem(state.page, block_id, "translation differs",
-                                 f"the block's code in docs/{state.language}/{state.page} differs from the first "
-                                 f"language's: edit docs/{state.language}/{state.page} so that both run the same code"))
-    check = state.checks[path]
-    boxes = [] if check.ok or state.settings.check or state.settings.bless else [
-        drift_box("missing trace" if check.expected is None else "drift", state.rel(path),
-                  check.diff(state.settings.root), state.language)]
-    for release in state.releases:
-        entry = release.entries.get(f"{state.page}#{block_id}")
-        if entry is None or entry.matched or entry.code_hash != lens.code_hash(code):
-            continue  # the same output, or a stale record (reported once, never shown)
-        boxes.append(lens_box(release.release, release.torch_version, origin=release.origin(entry), error=entry.error,
-                              diff=lens.diff(check.expected or "", entry.output, release.release, state.language),
-                              language=state.language))
-    return "".join(boxes)
-
-
-def _release_page(state: BuildState, marker) -> str:
-    """What a release page shows where it says `<!-- lens: X -->`: the lens records of release X, explained."""
-    wanted = marker["release"]
-    release = next((r for r in state.releases if r.release == wanted), None)
-    folder = state.settings.traces_dir / lens.LENS_DIR
-    if release is None:
-        state.report.add(Problem(state.page, "*", "lens stale", f"no lens records of torch {wanted} in "
-                                 f"{state.rel(folder)}: run `{lens.COMMAND.format(version=wanted)}`"))
-        return ""
-    unexplained = [e.key for e in release.entries.values() if not e.matched
-                   and not release.notes.get(e.key, {}).get(state.language)]
-    if unexplained:
-        state.report.add(Problem(state.page, "*", "lens unexplained",
-                                 f"say in {state.language} what changed in torch for {', '.join(unexplained)}, in "
-                                 f"{state.rel(folder / lens.NOTES.format(release=wanted))}"))
-    return lens.release_page(release, state.settings.traces_dir, state.language)
-
-
-def _check_lens_hashes(state: BuildState, block_id: str, code: str) -> None:
-    """A lens record made for other code is stale: the check build fails and names the commands that renew it."""
-    stale = [release.release for release in state.releases
-             if (entry := release.entries.get(f"{state.page}#{block_id}")) and entry.code_hash != lens.code_hash(code)]
-    if stale:
-        commands = " and ".join(f"`{lens.COMMAND.format(version=release)}`" for release in stale)
-        state.report.add(Problem(state.page, block_id, "lens stale",
-                                 f"the records of torch {', '.join(stale)} were made for other code of this block: "
-                                 f"run {commands} again"))
-
-
-STALE_BOX = {
-    "es": ("Esta traducción es anterior a la página inglesa",
-           "La página inglesa cambió después de traducirse esta. Cambios desde la versión traducida:"),
-}
-
-
-def _check_freshness(state: BuildState, page, docs_dir: Path) -> str:
-    """A translated page must name the current version of its English page; returns a box for lenient builds."""
-    english_path = docs_dir / state.languages[0] / state.page
-    english = english_path.read_text(encoding="utf-8")
-    recorded = str(page.meta.get(translations.FIELD, "")) or None
-    if recorded == translations.english_hash(english):
-        return ""
-    diff = translations.english_diff_since(state.settings.root, english_path, recorded, english) if recorded else ""
-    command = translations.MARK_COMMAND.format(page=state.page)
-    what = "names no version of" if recorded is None else "translates an older version of"
-    state.report.add(Problem(
-        state.page, "*", "translation stale",
-        f"docs/{state.language}/{state.page} {what} docs/{state.languages[0]}/{state.page}: bring the translation up "
-        f"to date, then run `{command}`" + ("" if diff or recorded is None else " (the older version is not in git)"),
-        diff=diff))
-    if state.settings.check or state.settings.bless:
-        return ""
-    title, lead = STALE_BOX.get(state.language, ("This translation is older than its English page", "Changes:"))
-    body = textwrap.indent(f"{lead}\n\n```diff\n{diff or '(?)'}\n```\n\n`{command}`", "    ")
-    return f'!!! danger "{title}"\n{body}\n\n'
-
-
-def _nav_titles(items) -> list[str]:
-    """Every title of a `nav` as written in mkdocs.yml (sections and pages)."""
-    titles = []
-    for item in items:
-        if isinstance(item, dict):
-            for title, value in item.items():
-                titles.append(title)
-                if isinstance(value, list):
-                    titles += _nav_titles(value)
-    return titles
-
-
-def _check_translations(state: BuildState) -> None:
-    """Every language must run the same blocks on the same pages."""
-    first, *others = sorted(state.blocks)
-    for other in others:
-        for page in sorted(set(state.blocks[first]) | set(state.blocks[other])):
-            ours, theirs = state.blocks[first].get(page, []), state.blocks[other].get(page, [])
-            if ours != theirs:
-                state.report.add(Problem(
-                    page, "*", "translation differs",
-                    f"docs/{other}/{page} runs blocks {theirs} where docs/{first}/{page} runs {ours}: "
-                    f"edit docs/{other}/{page} so that both run the same blocks",
-                ))
-
-
-def _check_torch(state: BuildState) -> None:
-    """The traces name the torch they were blessed with once, in `TORCH.txt`: a different torch is one problem."""
-    blessed = blessed_torch(state.settings.traces_dir)
-    if blessed != state.torch_version and state.checks:
-        was = f"with torch {blessed}" if blessed else "without recording their torch"
-        state.report.add(Problem(
-            f"traces/{TORCH_FILE}", "*", "torch version",
-            f"the traces were blessed {was}; this build runs torch {state.torch_version}. The blocks listed as "
-            f"changed are those whose output differs under it; if every change is right, run `{BLESS_COMMAND}`",
-        ))
-
-
-def _check_orphans(state: BuildState) -> None:
-    """A trace that no block of any page holds is stale: bless removes it, a check build reports it."""
-    for orphan in orphan_traces(state.settings.traces_dir, state.held):
-        state.report.add(Problem(state.rel(orphan), "*", "orphan trace",
-                                 f"no block writes it; run `{BLESS_COMMAND}` to remove it"))
-
-
-def _bless(state: BuildState) -> None:
-    """Write drifted and missing traces and the torch build, remove orphans: all or nothing.
-
-    A bless refuses to touch any trace while a block raises, lacks an id, repeats an id or differs between
-    languages, because then the set of blocks is not known and a committed trace could be lost.
-    """
-    blocking = [p for p in state.report.problems.values() if p.kind.blocks_bless]
-    if blocking:
-        body = "\n\n".join(p.render() for p in blocking)
-        raise Abort(f"{BLESS_COMMAND} refused: no trace was written or removed, because of {len(blocking)} "
-                    f"problem(s):\n\n{body}")
-    settings = state.settings
-    for problem in state.report.of_kind(*TRACE_KINDS):
-        if settings.blesses(problem.where):
-            check = state.checks[trace_path(settings.traces_dir, problem.page, problem.block)]
-            bless(check)
-            log.info("blessed %s", state.rel(check.path))
-    if settings.bless_only:  # one page or block: the torch build and orphans are the whole site's business
-        left = [p.where for p in state.report.of_kind(*TRACE_KINDS) if not settings.blesses(p.where)]
-        if left:
-            log.warning("not blessed (outside %s): %s", settings.bless_only, ", ".join(left))
-        return
-    if blessed_torch(settings.traces_dir) != state.torch_version and state.checks:
-        bless_torch(settings.traces_dir, state.torch_version)
-        log.info("blessed traces/%s: %s", TORCH_FILE, state.torch_version)
-    for orphan in state.report.of_kind("orphan trace"):
-        (settings.root / orphan.page).unlink()
-        log.info("removed orphan trace %s", orphan.page)
+    def _restore(self) -> None:
+        if self.found is not None:
+            runtime.restore(self.found)
+            self.found = None

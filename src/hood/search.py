@@ -12,7 +12,11 @@ touched, and the theme writes an index of those pages alone: `merged` keeps ever
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
+
+from hood.engine.cache import write_atomically
 
 _UNSEARCHED = re.compile(r"<pre\b.*?</pre>|<svg\b.*?</svg>", re.DOTALL)
 _BLOCK_TAG = re.compile(r"</?(?:p|li|ul|ol|dl|dt|dd|td|th|tr|table|h\d|div|br|blockquote|details|summary)\b[^>]*>")
@@ -91,3 +95,24 @@ def language_root_base(page_html: str, language: str) -> str:
     """A page of a non-default language with its theme `base` moved to that language's root, where its index is."""
     return re.sub(r'("base": ")([^"]*)(")', lambda m: f"{m[1]}{m[2].rstrip('/')}/{language}/{m[3]}", page_html,
                   count=1)
+
+
+def split_site_index(site: Path, languages: list[str], previous: dict[str, dict]) -> dict[str, dict]:
+    """Replace the theme's one index of every language with one index per language (`hood.search`); return them.
+
+    A partial rebuild under serve gives the theme only the pages it rendered: their entries replace theirs in
+    `previous` (the indexes the last build wrote), and every other page keeps its own.
+    """
+    index_file = site / "search" / "search_index.json"
+    if not index_file.is_file():
+        return previous
+    written = {}
+    for language, index in per_language(json.loads(index_file.read_text(encoding="utf-8")), languages).items():
+        if language in previous:
+            index = merged(previous[language], index)
+        target = site / ("" if language == languages[0] else language) / "search" / "search_index.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(target, json.dumps(index, ensure_ascii=False, separators=(",", ":")))
+        written[language] = index
+    return written
+

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from hood import interface
 from hood.capture.common import localize
 from hood.engine.blocks import expand_includes, fence_options
 
@@ -46,53 +47,8 @@ KIND_MARKS = {"warning": "⚠️ ", "question": "❓ ", "success": "✅ ", "tip"
               "abstract": "📋 ", "example": "🧩 ", "danger": "⛔ "}
 """What a notebook shows before an admonition's title, by kind."""
 
-TEXT = {
-    "en": {
-        "state": "Run this cell first: the page's language and the state every block started from when the site was "
-                 "built (vector ISA, threads, Inductor's vector width, seeds), so that the outputs match the page's. "
-                 "Remove it to see what your machine prints by itself.",
-        "checks": "The checks of this notebook: they run the code that calls your answer and compare what it prints "
-                  "with what torch {torch} printed when the site was built.",
-        "answer": "Your answer",
-        "answer_stub": "your answer here",
-        "right": "right",
-        "wrong": "wrong: what it printed differs from the real output (- real, + yours):",
-        "raised": "wrong: it raised",
-        "not_done": "not done yet",
-        "needs": "not done yet: it needs {name}, which an earlier answer defines",
-        "timing": "ran (a timing: compare it with the page by eye, it is not checked)",
-        "predict": "your prediction of `{name}` (replace None), then run the next two cells",
-        "predicted_right": "right: you predicted {real!r}",
-        "predicted_wrong": "wrong: you predicted {guess!r}; torch says {real!r}",
-        "kind": {"notebook": "notebook", "script": "script", "learner": "your notebook, with tasks and checks",
-                 "solutions": "solutions notebook", "solutions_script": "solutions script"},
-        "downloads": "Take this page away: {links}. Each runs with torch {torch} alone "
-                     "(<code>pip install torch=={torch} jupyter</code>).",
-    },
-    "es": {
-        "state": "Ejecuta primero esta celda: el idioma de la página y el estado desde el que empezó cada bloque "
-                 "cuando se construyó el sitio (ISA vectorial, hilos, ancho vectorial de Inductor, semillas), para "
-                 "que las salidas coincidan con las de la página. Quítala para ver lo que imprime tu máquina por sí "
-                 "sola.",
-        "checks": "Las comprobaciones de este notebook: ejecutan el código que llama a tu respuesta y comparan lo "
-                  "que imprime con lo que imprimió torch {torch} al construirse el sitio.",
-        "answer": "Tu respuesta",
-        "answer_stub": "tu respuesta aquí",
-        "right": "correcto",
-        "wrong": "incorrecto: lo que imprimió difiere de la salida real (- real, + la tuya):",
-        "raised": "incorrecto: lanzó",
-        "not_done": "sin hacer todavía",
-        "needs": "sin hacer todavía: necesita {name}, que define una respuesta anterior",
-        "timing": "ejecutado (una medición de tiempo: compárala a ojo con la página, no se comprueba)",
-        "predict": "tu predicción de `{name}` (cambia None) y luego ejecuta las dos celdas siguientes",
-        "predicted_right": "correcto: predijiste {real!r}",
-        "predicted_wrong": "incorrecto: predijiste {guess!r}; torch dice {real!r}",
-        "kind": {"notebook": "notebook", "script": "script", "learner": "tu notebook, con tareas y comprobaciones",
-                 "solutions": "notebook de soluciones", "solutions_script": "script de soluciones"},
-        "downloads": "Llévate esta página: {links}. Cada uno funciona solo con torch {torch} "
-                     "(<code>pip install torch=={torch} jupyter</code>).",
-    },
-}
+TEXT = {language: table["download"] for language, table in interface.TABLES.items()}
+"""The download's phrases by language (`hood.interface`)."""
 """The words a download adds, per language."""
 
 

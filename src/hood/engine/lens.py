@@ -20,6 +20,8 @@ from pathlib import Path
 
 import yaml
 
+from hood import interface
+
 from hood.capture.common import localize
 
 LENS_DIR = "lens"
@@ -75,15 +77,12 @@ def origin(expected: str, actual: str) -> str:
     return "build" if changed and all(_BUILD_ONLY.search(line) for line in changed) else "release"
 
 
-PINNED = {"en": "pinned torch", "es": "torch fijado"}
-"""How a diff names the pinned side, per language."""
-
 
 def diff(expected: str, actual: str, release: str, language: str = "en") -> str:
     """The unified diff from the pinned output to the release's, both as a page in `language` shows them."""
     return "\n".join(difflib.unified_diff(localize(expected, language).splitlines(),
                                           localize(actual, language).splitlines(),
-                                          PINNED.get(language, PINNED["en"]), f"torch {release}", lineterm="", n=1))
+                                          interface.words(language, "lens_page")["pinned"], f"torch {release}", lineterm="", n=1))
 
 
 @dataclass
@@ -142,23 +141,11 @@ RELEASE_MARKER = re.compile(r"<!-- lens: (?P<release>[\w.]+) -->")
 NOTES = "notes-{release}.yml"
 """Next to the release folders: one sentence per differing block, per language, saying what changed in torch."""
 
-_PAGE_WORDS = {
-    "en": {"count": "{same} of {total} traced blocks print the same under torch {torch} as under the pinned torch; "
-                    "{differ} differ and {raise_} raise.",
-           "raises": "Raises under torch {release}:", "origin_build": "A difference of the build (CUDA).",
-           "origin_release": "A difference of the release."},
-    "es": {"count": "{same} de {total} bloques con traza imprimen lo mismo con torch {torch} que con el torch fijado; "
-                    "{differ} difieren y {raise_} lanzan una excepción.",
-           "raises": "Lanza una excepción con torch {release}:", "origin_build": "Una diferencia de la versión "
-           "instalada (CUDA).", "origin_release": "Una diferencia de la versión de torch."},
-}
-
-
 def release_page(release: Release, traces_dir: Path, language: str) -> str:
     """The Markdown of a release page: the count of blocks that did not change, then each one that did, with the
     sentence of the release's notes that explains it and its diff from the pinned trace."""
     notes = release.notes
-    words = _PAGE_WORDS.get(language, _PAGE_WORDS["en"])
+    words = interface.words(language, "lens_page")
     entries = sorted(release.entries.values(), key=lambda e: e.key)
     differ = [e for e in entries if not e.matched]
     raising = sum(1 for e in differ if e.error)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from hood import interface
 from hood.engine.cache import write_atomically
 
 log = logging.getLogger("mkdocs.plugins.hood")
@@ -153,23 +154,9 @@ class Report:
         return f"{self.summary()}\n\nDetails:\n\n{body}"
 
 
-_BOX_WORDS = {
-    "en": {
-        "drift": "This output differs from its committed trace",
-        "missing trace": "This output has no committed trace yet",
-        "fix": "Trace {trace}. If the new output is right, run <code>make bless</code>.",
-    },
-    "es": {
-        "drift": "Esta salida difiere de su traza confirmada",
-        "missing trace": "Esta salida aún no tiene traza confirmada",
-        "fix": "Traza {trace}. Si la salida nueva es correcta, ejecuta <code>make bless</code>.",
-    },
-}
-
-
 def drift_box(kind: str, trace: str, diff: str, language: str) -> str:
     """HTML of the admonition shown after a drifted output in lenient builds, in the page's language."""
-    words = _BOX_WORDS.get(language, _BOX_WORDS["en"])
+    words = interface.words(language, "drift")
     fix = words["fix"].format(trace=f"<code>{html.escape(trace)}</code>")
     return (
         f'<div class="admonition danger hood-drift"><p class="admonition-title">{html.escape(words[kind])}</p>'
@@ -178,22 +165,10 @@ def drift_box(kind: str, trace: str, diff: str, language: str) -> str:
     )
 
 
-_LENS_WORDS = {
-    "en": {"prints": "In torch {release} this prints…", "raises": "In torch {release} this block raises",
-           "build": "The difference comes from the build ({torch}, a CUDA build; the pin is a CPU build).",
-           "release": "The difference comes from the release ({torch}).",
-           "error": "Under {torch}:"},
-    "es": {"prints": "En torch {release} esto imprime…", "raises": "En torch {release} este bloque lanza una excepción",
-           "build": "La diferencia viene de la versión instalada ({torch}, para CUDA; la fijada es para CPU).",
-           "release": "La diferencia viene de la versión de torch ({torch}).",
-           "error": "Con {torch}:"},
-}
-
-
 def lens_box(release: str, torch: str, *, diff: str = "", origin: str = "", error: str | None = None,
              language: str = "en") -> str:
     """HTML of the collapsed box under an output that shows what another release prints, in the page's language."""
-    words = _LENS_WORDS.get(language, _LENS_WORDS["en"])
+    words = interface.words(language, "lens_box")
     title = words["raises" if error else "prints"].format(release=release)
     said = words["error" if error else origin or "release"].format(torch=html.escape(torch))
     body = error if error else diff

@@ -8,6 +8,7 @@ import os
 import random
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
 
 from hood.engine.settings import Settings
@@ -81,6 +82,66 @@ def pin_process(settings: Settings, inductor_cache: str) -> None:
         _pin_inductor(settings)(sys.modules["torch._inductor.config"])
     elif not any(isinstance(f, _AfterImport) for f in sys.meta_path):
         sys.meta_path.insert(0, _AfterImport("torch._inductor.config", _pin_inductor(settings)))
+
+
+PINNED_ENVIRONMENT = ("ATEN_CPU_CAPABILITY", "OMP_NUM_THREADS", "TORCHINDUCTOR_CACHE_DIR")
+"""The environment variables a build sets."""
+
+
+@dataclass
+class ProcessSnapshot:
+    """What a build changes in its process, as it was before: `sys.path`, `sys.meta_path`, the pinned environment
+    variables, the project's modules, torch's thread count and Inductor's vector settings (when imported)."""
+
+    path: list[str]
+    meta_path: list
+    environment: dict[str, str | None]
+    modules: dict[str, ModuleType]
+    threads: int | None
+    inductor: tuple | None
+
+
+def snapshot() -> ProcessSnapshot:
+    """The process as it is now, for `restore`."""
+    torch = sys.modules.get("torch")
+    config = sys.modules.get("torch._inductor.config")
+    return ProcessSnapshot(
+        list(sys.path), list(sys.meta_path), {name: os.environ.get(name) for name in PINNED_ENVIRONMENT},
+        {name: module for name, module in sys.modules.items() if name.split(".")[0] in PROJECT_PACKAGES},
+        torch.get_num_threads() if torch is not None else None,
+        (config.cpp.simdlen, config.cpp.threads) if config is not None else None,  # type: ignore[attr-defined]
+    )
+
+
+def restore(found: ProcessSnapshot) -> None:
+    """Put back what `snapshot` saw (the modules torch imported stay: a module cannot be unimported)."""
+    sys.path[:] = found.path
+    sys.meta_path[:] = found.meta_path
+    for name, value in found.environment.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    for name in [n for n in sys.modules if n.split(".")[0] in PROJECT_PACKAGES and n not in found.modules]:
+        if not name.startswith(BUILD_LAYER) and name != "hood":
+            del sys.modules[name]
+    sys.modules.update(found.modules)
+    if found.threads is not None and "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(found.threads)
+    config = sys.modules.get("torch._inductor.config")
+    if config is not None:
+        if found.inductor is not None:
+            config.cpp.simdlen, config.cpp.threads = found.inductor  # type: ignore[attr-defined]
+        else:
+            config.cpp.simdlen, config.cpp.threads = None, -1  # type: ignore[attr-defined]
+
+
+def prepare_process(settings: Settings, root) -> None:
+    """Make the project importable (blocks may import `snippets`), drop its stale modules, pin the process."""
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    purge_project_modules()
+    pin_process(settings, str(settings.cache_dir / ("inductor-" + "-".join(settings.pins().values()))))
 
 
 def reset_state(settings: Settings, *, new_chain: bool) -> None:

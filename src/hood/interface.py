@@ -1,0 +1,123 @@
+"""Every phrase the site's machinery writes on a page, in a report box or into a download: one table per language.
+
+`words(language, concern)` returns the phrases of one concern (`"download"`, `"drift"`, …) in `language`, and
+English's where the language has none. Phrases that blocks print are not here: they are in the blocks' own code
+(`hood.capture.common.words`).
+"""
+
+from __future__ import annotations
+
+EN = {
+    "theme": {},
+    "setup_link": "Download {file} ({lines} lines): the code the blocks of this page run first, to read, or to run "
+                  "with <code>python -i {name}</code> in a Python with torch {torch}.",
+    "stale": {"title": "This translation is older than its English page", "lead": "Changes:"},
+    "drift": {
+        "drift": "This output differs from its committed trace",
+        "missing trace": "This output has no committed trace yet",
+        "fix": "Trace {trace}. If the new output is right, run <code>make bless</code>.",
+    },
+    "lens_box": {
+        "prints": "In torch {release} this prints…", "raises": "In torch {release} this block raises",
+        "build": "The difference comes from the build ({torch}, a CUDA build; the pin is a CPU build).",
+        "release": "The difference comes from the release ({torch}).",
+        "error": "Under {torch}:",
+    },
+    "lens_page": {
+        "count": "{same} of {total} traced blocks print the same under torch {torch} as under the pinned torch; "
+                 "{differ} differ and {raise_} raise.",
+        "raises": "Raises under torch {release}:", "origin_build": "A difference of the build (CUDA).",
+        "origin_release": "A difference of the release.",
+        "pinned": "pinned torch",
+    },
+    "glossary": {"term": "Term", "meaning": "Meaning"},
+    "download": {
+            "state": "Run this cell first: the page's language and the state every block started from when the site was "
+                     "built (vector ISA, threads, Inductor's vector width, seeds), so that the outputs match the page's. "
+                     "Remove it to see what your machine prints by itself.",
+            "checks": "The checks of this notebook: they run the code that calls your answer and compare what it prints "
+                      "with what torch {torch} printed when the site was built.",
+            "answer": "Your answer",
+            "answer_stub": "your answer here",
+            "right": "right",
+            "wrong": "wrong: what it printed differs from the real output (- real, + yours):",
+            "raised": "wrong: it raised",
+            "not_done": "not done yet",
+            "needs": "not done yet: it needs {name}, which an earlier answer defines",
+            "timing": "ran (a timing: compare it with the page by eye, it is not checked)",
+            "predict": "your prediction of `{name}` (replace None), then run the next two cells",
+            "predicted_right": "right: you predicted {real!r}",
+            "predicted_wrong": "wrong: you predicted {guess!r}; torch says {real!r}",
+            "kind": {"notebook": "notebook", "script": "script", "learner": "your notebook, with tasks and checks",
+                     "solutions": "solutions notebook", "solutions_script": "solutions script"},
+            "downloads": "Take this page away: {links}. Each runs with torch {torch} alone "
+                         "(<code>pip install torch=={torch} jupyter</code>).",
+        },
+}
+
+ES = {
+    "theme": {
+        'title="Permanent link"': 'title="Enlace permanente"',
+        "Switch to dark mode": "Cambiar al modo oscuro",
+        "Switch to light mode": "Cambiar al modo claro",
+    },
+    "setup_link": "Descarga {file} ({lines} líneas): el código que los bloques de esta página ejecutan primero, "
+                  "para leerlo o para ejecutarlo con <code>python -i {name}</code> en un Python con torch {torch}.",
+    "stale": {"title": "Esta traducción es anterior a la página inglesa",
+               "lead": "La página inglesa cambió después de traducirse esta. Cambios desde la versión traducida:"},
+    "drift": {
+        "drift": "Esta salida difiere de su traza confirmada",
+        "missing trace": "Esta salida aún no tiene traza confirmada",
+        "fix": "Traza {trace}. Si la salida nueva es correcta, ejecuta <code>make bless</code>.",
+    },
+    "lens_box": {
+        "prints": "En torch {release} esto imprime…", "raises": "En torch {release} este bloque lanza una excepción",
+        "build": "La diferencia viene de la versión instalada ({torch}, para CUDA; la fijada es para CPU).",
+        "release": "La diferencia viene de la versión de torch ({torch}).",
+        "error": "Con {torch}:",
+    },
+    "lens_page": {
+        "count": "{same} de {total} bloques con traza imprimen lo mismo con torch {torch} que con el torch "
+                 "fijado; {differ} difieren y {raise_} lanzan una excepción.",
+        "raises": "Lanza una excepción con torch {release}:",
+        "origin_build": "Una diferencia de la versión instalada (CUDA).",
+        "origin_release": "Una diferencia de la versión de torch.",
+        "pinned": "torch fijado",
+    },
+    "glossary": {"term": "Término", "meaning": "Significado"},
+    "download": {
+            "state": "Ejecuta primero esta celda: el idioma de la página y el estado desde el que empezó cada bloque "
+                     "cuando se construyó el sitio (ISA vectorial, hilos, ancho vectorial de Inductor, semillas), para "
+                     "que las salidas coincidan con las de la página. Quítala para ver lo que imprime tu máquina por sí "
+                     "sola.",
+            "checks": "Las comprobaciones de este notebook: ejecutan el código que llama a tu respuesta y comparan lo "
+                      "que imprime con lo que imprimió torch {torch} al construirse el sitio.",
+            "answer": "Tu respuesta",
+            "answer_stub": "tu respuesta aquí",
+            "right": "correcto",
+            "wrong": "incorrecto: lo que imprimió difiere de la salida real (- real, + la tuya):",
+            "raised": "incorrecto: lanzó",
+            "not_done": "sin hacer todavía",
+            "needs": "sin hacer todavía: necesita {name}, que define una respuesta anterior",
+            "timing": "ejecutado (una medición de tiempo: compárala a ojo con la página, no se comprueba)",
+            "predict": "tu predicción de `{name}` (cambia None) y luego ejecuta las dos celdas siguientes",
+            "predicted_right": "correcto: predijiste {real!r}",
+            "predicted_wrong": "incorrecto: predijiste {guess!r}; torch dice {real!r}",
+            "kind": {"notebook": "notebook", "script": "script", "learner": "tu notebook, con tareas y comprobaciones",
+                     "solutions": "notebook de soluciones", "solutions_script": "script de soluciones"},
+            "downloads": "Llévate esta página: {links}. Cada uno funciona solo con torch {torch} "
+                         "(<code>pip install torch=={torch} jupyter</code>).",
+        },
+}
+
+TABLES = {"en": EN, "es": ES}
+"""The tables by language; English's is the fallback of every other."""
+
+
+def words(language: str, concern: str):
+    """The phrases of `concern` in `language` (English's where the language has no table).
+
+    `"theme"` holds the interface text `mkdocs.yml` sets once for every language (the heading anchors' tooltip,
+    the palette toggle's label), mended on the pages of the other languages: empty in English.
+    """
+    return TABLES.get(language, EN)[concern]
