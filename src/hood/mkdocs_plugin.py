@@ -13,9 +13,6 @@ import logging
 from functools import partial
 from pathlib import Path, PurePosixPath
 
-import jinja2
-import jinja2.bccache
-import markdown_exec
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import Abort, PluginError
@@ -23,8 +20,11 @@ from mkdocs.plugins import BasePlugin, event_priority
 
 from hood import compat, glossary, interface, search
 from hood.engine import normalize, runtime, translations
-from hood.engine.blocks import included_files, snippets_config
-from hood.engine.build import BuildError, BuildState, begin_page, check_nav, fence_format, finish, prepare_markdown, stopped
+from hood.engine.blocks import snippets_config
+from hood.engine.build import (
+    BuildError, BuildState, CompiledTemplates, begin_page, check_nav, fence_format, finish, nav_titles, prepare_markdown,
+    remove_stale_outputs, route_python_fences, stopped,
+)
 from hood.engine.cache import write_atomically
 from hood.engine.report import REPORT_FILE
 from hood.engine.settings import Settings
@@ -52,54 +52,16 @@ class HoodConfig(Config):
 
 
 
-class _CompiledTemplates(jinja2.BytecodeCache):
-    """Jinja's compiled templates kept in memory; Jinja checks each against its template's source before use."""
-
-    def __init__(self) -> None:
-        self.compiled: dict[str, bytes] = {}
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        if bucket.key in self.compiled:
-            bucket.bytecode_from_string(self.compiled[bucket.key])
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self.compiled[bucket.key] = bucket.bytecode_to_string()
+def _snippet_bases(config) -> list[Path]:
+    """The folders `--8<--` includes are read from."""
+    root = Path(config.config_file_path).parent
+    return [root / base for base in config.mdx_configs.get("pymdownx.snippets", {}).get("base_path", ["."])]
 
 
 def _page_path(src_uri: str, language: str) -> str:
     parts = PurePosixPath(src_uri).parts
     return str(PurePosixPath(*parts[1:])) if parts and parts[0] == language else src_uri
 
-
-
-PYTHON_FENCES = ("python", "py")
-"""The fence languages whose `exec` blocks the engine runs."""
-
-
-def _route_python_fences(config, fence_format) -> None:
-    """Make `fence_format` the SuperFences custom fence of `PYTHON_FENCES`, with markdown-exec's validator.
-
-    This is how markdown-exec documents wiring a fence (`custom_fences` with its `validator`); its own plugin
-    registers the same fences with its generic formatter, and those entries are replaced here.
-    """
-    superfences = config.mdx_configs.setdefault("pymdownx.superfences", {})
-    fences = [f for f in superfences.get("custom_fences", []) if f.get("name") not in PYTHON_FENCES]
-    fences += [{"name": name, "class": name, "validator": markdown_exec.validator, "format": fence_format}
-               for name in PYTHON_FENCES]
-    superfences["custom_fences"] = fences
-
-
-
-def _nav_titles(items) -> list[str]:
-    """Every title of a `nav` as written in mkdocs.yml (sections and pages)."""
-    titles = []
-    for item in items:
-        if isinstance(item, dict):
-            for title, value in item.items():
-                titles.append(title)
-                if isinstance(value, list):
-                    titles += _nav_titles(value)
-    return titles
 
 
 class HoodPlugin(BasePlugin[HoodConfig]):
@@ -112,7 +74,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         """The process as the build found it, restored when the build ends."""
         self.search_indexes: dict[str, dict] = {}
         """The search index last written per language; under serve a partial rebuild updates it (`hood.search`)."""
-        self.templates = _CompiledTemplates()
+        self.templates = CompiledTemplates()
         """The theme's compiled templates, kept across the rebuilds of one serve process."""
         self.not_found = ""
         """The default language's 404 page of this build (`on_post_template`)."""
@@ -140,7 +102,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         self.state.language = language
         if self.serving:
             compat.index_rendered_pages_only(config)  # `search.merged` keeps the other pages' entries
-        _route_python_fences(config, partial(fence_format, state=self.state))
+        route_python_fences(config.mdx_configs, partial(fence_format, state=self.state))
         compat.set_api_locale(config, language)
         return config
 
@@ -153,18 +115,11 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         """
         if not self.serving:
             return files
+        if self.state is not None and any(Path(f.abs_dest_path).is_file() for f in files.documentation_pages()):
+            self.state.dirty_rebuild = True  # some page may be left as it is
         root = Path(config.config_file_path).parent
-        bases = [root / base for base in config.mdx_configs.get("pymdownx.snippets", {}).get("base_path", ["."])]
-        for file in files.documentation_pages():
-            output = Path(file.abs_dest_path)
-            if not output.is_file():
-                continue
-            if self.state is not None:
-                self.state.dirty_rebuild = True  # some page may be left as it is
-            text = Path(file.abs_src_path).read_text(encoding="utf-8")
-            sources = [root / glossary.GLOSSARY_FILE, *included_files(text, bases)]
-            if any(source.is_file() and source.stat().st_mtime > output.stat().st_mtime for source in sources):
-                output.unlink()
+        remove_stale_outputs([(Path(f.abs_src_path), Path(f.abs_dest_path)) for f in files.documentation_pages()],
+                             [root / glossary.GLOSSARY_FILE], _snippet_bases(config))
         return files
 
     def on_env(self, env, *, config, files):
@@ -180,7 +135,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         assert self.state is not None
         in_nav = {page.file.src_uri for page in nav.pages}
         unlisted = [f.src_uri for f in files.documentation_pages() if f.src_uri not in in_nav]
-        check_nav(self.state, unlisted, _nav_titles(config.nav or []),
+        check_nav(self.state, unlisted, nav_titles(config.nav or []),
                   compat.nav_translations(config, self.state.language)
                   if self.state.language != self.state.languages[0] else {})
         return nav
@@ -192,9 +147,8 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         assert state is not None
         begin_page(state, _page_path(page.file.src_uri, state.language), Path(page.file.abs_dest_path).parent)
         root = Path(config.config_file_path).parent
-        bases = [root / base for base in config.mdx_configs.get("pymdownx.snippets", {}).get("base_path", ["."])]
         try:
-            return prepare_markdown(state, markdown, bases=bases, snippets=snippets_config(config.mdx_configs, root),
+            return prepare_markdown(state, markdown, bases=_snippet_bases(config), snippets=snippets_config(config.mdx_configs, root),
                                     docs_dir=Path(config.docs_dir),
                                     translated_from=str(page.meta.get(translations.FIELD, "")) or None)
         except BuildError as exc:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+import jinja2
+import jinja2.bccache
 import markdown_exec
 from markupsafe import Markup
 
@@ -20,7 +22,7 @@ from hood import glossary, interface
 from hood.capture.common import localize
 from hood.capture.figure import without_data
 from hood.engine import download, lens, normalize, translations
-from hood.engine.blocks import expand_includes, missing_includes
+from hood.engine.blocks import expand_includes, included_files, missing_includes
 from hood.engine.cache import write_atomically
 from hood.engine.engine import Block, Engine
 from hood.engine.fingerprint import fingerprint, torch_build
@@ -130,7 +132,7 @@ def _offer_as_file(state: BuildState, code: str) -> str:
     link = f'<a href="{SETUP_FILE}" download><code>{SETUP_FILE}</code></a>'
     text = interface.words(state.language, "setup_link").format(
         file=link, name=SETUP_FILE, lines=len(code.splitlines()), torch=state.torch_version.split("+")[0])
-    return f'<p class="hood-setup-file">{text}</p>'
+    return f'<p class="hood-setup-file" data-search-exclude>{text}</p>'
 
 
 _TITLE = re.compile(r"^# .*$", re.MULTILINE)
@@ -277,18 +279,6 @@ def _check_freshness(state: BuildState, recorded: str | None, docs_dir: Path) ->
     return f'!!! danger "{title}"\n{body}\n\n'
 
 
-def _nav_titles(items) -> list[str]:
-    """Every title of a `nav` as written in mkdocs.yml (sections and pages)."""
-    titles = []
-    for item in items:
-        if isinstance(item, dict):
-            for title, value in item.items():
-                titles.append(title)
-                if isinstance(value, list):
-                    titles += _nav_titles(value)
-    return titles
-
-
 def _check_translations(state: BuildState) -> None:
     """Every language must run the same blocks on the same pages."""
     first, *others = sorted(state.blocks)
@@ -427,3 +417,61 @@ def stopped(state: BuildState, error: Exception) -> None:
         state.report.write(state.settings.root,
                            f"The build stopped before checking every page: {type(error).__name__}: {error}")
         state.reported = True
+
+
+PYTHON_FENCES = ("python", "py")
+"""The fence languages whose `exec` blocks the engine runs."""
+
+
+def route_python_fences(mdx_configs: dict, fence_format) -> None:
+    """Make `fence_format` the SuperFences custom fence of `PYTHON_FENCES`, with markdown-exec's validator.
+
+    This is how markdown-exec documents wiring a fence (`custom_fences` with its `validator`); its own plugin
+    registers the same fences with its generic formatter, and those entries are replaced here.
+    """
+    superfences = mdx_configs.setdefault("pymdownx.superfences", {})
+    fences = [f for f in superfences.get("custom_fences", []) if f.get("name") not in PYTHON_FENCES]
+    fences += [{"name": name, "class": name, "validator": markdown_exec.validator, "format": fence_format}
+               for name in PYTHON_FENCES]
+    superfences["custom_fences"] = fences
+
+
+def nav_titles(items) -> list[str]:
+    """Every title of a `nav` as written in mkdocs.yml (sections and pages)."""
+    titles = []
+    for item in items:
+        if isinstance(item, dict):
+            for title, value in item.items():
+                titles.append(title)
+                if isinstance(value, list):
+                    titles += nav_titles(value)
+    return titles
+
+
+class CompiledTemplates(jinja2.BytecodeCache):
+    """Jinja's compiled templates kept in memory; Jinja checks each against its template's source before use."""
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+def remove_stale_outputs(pages: list[tuple[Path, Path]], shared: list[Path], bases: list[Path]) -> None:
+    """Under `mkdocs serve --dirty`, make a page render again when a file it includes, or a `shared` file every page
+    carries (the glossary), is newer than its output: that output is removed. `pages`: (source, output) pairs.
+
+    A dirty build renders only the pages whose source is newer than their output.
+    """
+    for source, output in pages:
+        if not output.is_file():
+            continue
+        text = source.read_text(encoding="utf-8")
+        inputs = [*shared, *included_files(text, bases)]
+        if any(path.is_file() and path.stat().st_mtime > output.stat().st_mtime for path in inputs):
+            output.unlink()

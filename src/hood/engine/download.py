@@ -462,4 +462,4 @@ def links_paragraph(downloads: list[Download], language: str, torch_version: str
     """The HTML paragraph near a page's top that offers its downloads."""
     words = TEXT[language]
     links = " · ".join(f'<a href="{d.name}" download="{d.name}">{words["kind"][d.kind]}</a>' for d in downloads)
-    return f'<p class="hood-downloads">{words["downloads"].format(links=links, torch=torch_version)}</p>'
+    return f'<p class="hood-downloads" data-search-exclude>{words["downloads"].format(links=links, torch=torch_version)}</p>'
