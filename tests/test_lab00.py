@@ -79,7 +79,7 @@ def test_interpretation_follows_from_the_outputs():
 
 
 def test_drill_hot_ops_are_a_real_share_of_the_time():
-    rows, hot = quiet(drill.profile_drill, 3)
+    rows, hot, caller = quiet(drill.profile_drill, 3)
     names = {r.name for r in rows}
     assert hot and all(name in names and 0.05 <= share <= 1 for name, share in hot)
     assert sum(share for _, share in hot) <= 1.0 + 1e-9

@@ -20,9 +20,16 @@ def quiet(fn, *args):
 
 def test_dense_cpu_tensors_share_four_keys_whatever_dtype_or_grad():
     views = {v.label.split(":")[0]: v for v in quiet(key_sets.tensor_key_sets)}
-    dense = [v for v in views.values() if "meta" not in v.label and "sparse" not in v.label]
-    assert len(dense) == 4
+    dense = list(views.values())[:4]  # float32 with and without grad, float16, int64: made outside inference_mode
+    assert [v.label.split(":")[0] for v in dense] == ["x", "x.detach()", "x.half()", "torch.arange(3)"]
     assert all(v.tensor == DENSE_CPU for v in dense)
+    # the counterexamples the page shows: an inference tensor has no autograd key, lazy views add one
+    made_inside = next(v for v in views.values() if "inference_mode" in v.label)
+    assert made_inside.tensor == ["CPU", "AutocastCPU"]
+    conj = next(v for v in views.values() if "conjugate view" in v.label)
+    neg = next(v for v in views.values() if "negative view" in v.label)
+    assert conj.tensor == ["CPU", "Conjugate", "ADInplaceOrView", "AutogradCPU", "AutocastCPU"]
+    assert neg.tensor == ["CPU", "Negative", "ADInplaceOrView", "AutogradCPU", "AutocastCPU"]
     meta = next(v for v in views.values() if "meta" in v.label)
     assert "Meta" in meta.tensor and "AutogradMeta" in meta.tensor and "CPU" not in meta.tensor
     sparse = next(v for v in views.values() if "sparse" in v.label)
@@ -129,7 +136,9 @@ def test_walks_in_contexts():
 
 
 def test_registration_adds_a_cpu_row():
-    before, after, result = quiet(registration.register_and_show)
+    (before, after, result), out = printed(registration.register_and_show)
+    # each table starts its own Markdown block: a blank line between the label and the table
+    assert "after define(), before impl():\n\n| " in out and "'CPU'):\n\n| " in out
     assert "CPU" not in before
     assert after["CPU"].kind == "kernel" and not after["CPU"].fallthrough
     assert after["CPU"].source == YOUR_CODE  # registered from code outside torch: its file is not named

@@ -13,11 +13,14 @@ def matmul_ops():
     """The ATen operators a TorchDispatchMode logs for matmul, @ and linear on the running example."""
     x, W, b = running_example()
     x, W, b = x.detach(), W.detach(), b.detach()
-    Wt, x3 = W.t(), x.expand(3, 2, 64)  # made outside the mode, so that only the products are logged
+    # made outside the mode, so that only the products are logged; x3 and c3 have the same shape, (3, 2, 64):
+    # x3 repeats x without copying it (stride 0 on its first dimension), c3 is a fresh, contiguous tensor
+    Wt, x3, c3 = W.t(), x.expand(3, 2, 64), torch.randn(3, 2, 64)
     calls = {
         "torch.matmul(x, Wt)": lambda: torch.matmul(x, Wt),
         "x @ Wt": lambda: x @ Wt,
-        "torch.matmul(x3, Wt), x3 of 3 dims": lambda: torch.matmul(x3, Wt),
+        f"torch.matmul(x3, Wt), x3 strides {x3.stride()}": lambda: torch.matmul(x3, Wt),
+        f"torch.matmul(c3, Wt), c3 strides {c3.stride()}": lambda: torch.matmul(c3, Wt),
         "F.linear(x, W, b)": lambda: F.linear(x, W, b),
     }
     row = table_rows("aten::matmul", ("AutogradCPU",))[0]
@@ -27,6 +30,6 @@ def matmul_ops():
         with OpLog() as log:
             call()
         seen[label] = log.names
-        print(f"{label:<38} -> {', '.join(seen[label])}")
+        print(f"{label:<46} -> {', '.join(seen[label])}")
     return row, seen
 # --8<-- [end:body]

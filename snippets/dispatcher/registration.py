@@ -12,7 +12,7 @@ def register_and_show():
     try:
         lib.define("scale(Tensor x, float factor) -> Tensor")
         before = {row.key: row for row in table_rows("hood_demo::scale")}
-        print("after define(), before impl():")
+        print("after define(), before impl():\n")  # a blank line: the table that follows must start its own block
         print(render_tables(["hood_demo::scale"]))
 
         def scale_cpu(x, factor):
@@ -20,7 +20,7 @@ def register_and_show():
 
         lib.impl("scale", scale_cpu, "CPU")
         after = {row.key: row for row in table_rows("hood_demo::scale")}
-        print("\nafter impl('scale', scale_cpu, 'CPU'):")
+        print("\nafter impl('scale', scale_cpu, 'CPU'):\n")
         print(render_tables(["hood_demo::scale"]))
         result = torch.ops.hood_demo.scale(torch.ones(3), 2.5)
         print(f"\ntorch.ops.hood_demo.scale(torch.ones(3), 2.5) = {result.tolist()}")

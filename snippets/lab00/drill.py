@@ -1,33 +1,56 @@
-"""Lab 00, the profiler drill: which operators take the time, and which Python line called them."""
+"""Lab 00, the profiler drill: which operators take the time, and which Python line called the first addmm."""
 
 from hood.capture.profile import hot_ops, op_rows
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
+import traceback
+
 import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
+from torch.utils._python_dispatch import TorchDispatchMode
+
+
+def training_step(x, W, b):
+    """One forward and backward step; `.grad` is cleared first, as `zero_grad(set_to_none=True)` would."""
+    for t in (x, W, b):
+        t.grad = None  # without it, every step after the first accumulates: add_ where the first ran detach
+    F.linear(x, W, b).sum().backward()
+
+
+class FirstCaller(TorchDispatchMode):
+    """Notes the Python stack at the first call of one operator (a mode runs on the caller's thread, in its stack)."""
+
+    def __init__(self, op: str):
+        super().__init__()
+        self.op, self.stack = op, None
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if self.stack is None and func.name() == self.op:
+            self.stack = traceback.extract_stack()[:-1]  # drop this method's own frame
+        return func(*args, **(kwargs or {}))
 
 
 def profile_drill(steps: int = 20):
-    """Profile forward and backward with shapes and Python stacks; list the ops above 5 % of self CPU time."""
+    """Profile forward and backward with shapes; list the ops above 5 % of self CPU time; find the first addmm's
+    caller with a dispatch mode, since the profiler's stacks are empty here."""
     x, W, b = running_example()
     with profile(activities=[ProfilerActivity.CPU], record_shapes=True, with_stack=True) as prof:
         for _ in range(steps):
-            for t in (x, W, b):
-                t.grad = None  # as an optimizer's zero_grad(set_to_none=True) would
-            F.linear(x, W, b).sum().backward()
+            training_step(x, W, b)
     rows = op_rows(prof)
     hot = hot_ops(rows, threshold=0.05)
     print(f"{len(rows)} operator rows over {steps} steps; above 5 % of self CPU time:")
     for name, share in hot:
         print(f"  {share:6.1%}  {name}")
-    event, callers = next(e for e in prof.events() if e.name == "aten::addmm"), []
-    while event.cpu_parent is not None and len(callers) < 4:
-        event = event.cpu_parent
-        callers.append(event.name)
-    print("\nwith_stack: what called the first aten::addmm (innermost first):")
-    for name in callers:
-        print(f"  {name}")
-    return rows, hot
+    addmm = [e for e in prof.events() if e.name == "aten::addmm"]
+    print(f"\nwith_stack=True: {sum(1 for e in addmm if e.stack)} of {len(addmm)} aten::addmm events carry a stack")
+    with FirstCaller("aten::addmm") as mode:
+        training_step(x, W, b)
+    mine = [f for f in mode.stack if "/torch/" not in f.filename.replace("\\", "/")]
+    print("what called the first aten::addmm (a dispatch mode with traceback, innermost last):")
+    for frame in mine[-3:]:
+        print(f"  {frame.name}: {frame.line or '(line ' + str(frame.lineno) + ')'}")
+    return rows, hot, mine
 # --8<-- [end:body]

@@ -4,7 +4,7 @@ from hood.capture.common import max_diff
 from hood.capture.ops import OpLog, render_calls
 from hood.capture.tables import render_tables, table_rows
 
-# --8<-- [start:body]
+# --8<-- [start:exercise_1]
 import torch
 
 
@@ -13,8 +13,10 @@ def exercise_1_cpu_and_cuda_rows():
     keys = ("CPU", "CUDA", "AutogradCPU", "AutogradCUDA")
     print(render_tables(["aten::add.Tensor", "aten::mm"], keys))
     return {op: {r.key: r for r in table_rows(op, keys)} for op in ("aten::add.Tensor", "aten::mm")}
+# --8<-- [end:exercise_1]
 
 
+# --8<-- [start:exercise_2]
 def exercise_2_backward_under_a_mode():
     """2. With requires_grad=True, the mode also sees the backward pass: the ops autograd runs for you.
 
@@ -57,8 +59,10 @@ def exercise_2_backward_under_a_mode():
     strides = ", ".join(f"{name} {stride}" for name, stride in received.items())
     print(f"gradient strides received: {strides} | x.grad strides: {x.grad.stride()}")
     return log.calls[:forward], backward, received
+# --8<-- [end:exercise_2]
 
 
+# --8<-- [start:exercise_3]
 def per_sample(t):
     """The per-sample function of exercise 3: a few more ops than the original."""
     return (torch.exp(t) * torch.log1p(t * t) + t @ t).sum()
@@ -73,8 +77,10 @@ def exercise_3_vmap_under_a_mode():
     print(f"loop and vmap agree within 1e-3: {max_diff(looped, vmapped, 1e-3).within}")
     print(render_calls(log.calls))
     return looped, vmapped, log.calls
+# --8<-- [end:exercise_3]
 
 
+# --8<-- [start:exercise_4]
 def exercise_4_in_dims_out_dims():
     """4. in_dims picks which argument is batched (and along which dim); out_dims where the batch goes."""
     x = torch.randn(3, 5)          # batch of 5 along dim 1
@@ -84,4 +90,4 @@ def exercise_4_in_dims_out_dims():
     print(f"x {tuple(x.shape)}, w {tuple(w.shape)} -> out {tuple(out.shape)}")
     print(f"same as x * w[:, None]: {torch.equal(out, x * w[:, None])}")
     return out
-# --8<-- [end:body]
+# --8<-- [end:exercise_4]

@@ -1,4 +1,8 @@
-"""Lab 00: trace the dispatcher on F.linear(x, W, b) — parts A to F and the stretch goals."""
+"""Lab 00: trace the dispatcher on F.linear(x, W, b) — parts A to F and the stretch goals.
+
+The `helpers` section goes into the lab's setup block; every other section is the solution of one task and goes
+into that task's solution box, so that the learner's notebook holds a stub of it, not the answer.
+"""
 
 from hood.capture.common import words
 from hood.capture.keys import key_view, render_key_views
@@ -6,7 +10,7 @@ from hood.capture.ops import OpLog, render_calls
 from hood.capture.profile import op_rows
 from snippets.running_example import running_example
 
-# --8<-- [start:body]
+# --8<-- [start:helpers]
 import torch
 import torch.nn.functional as F
 from torch.autograd.profiler_util import EventList
@@ -16,6 +20,16 @@ from torch.profiler import ProfilerActivity, profile
 SEED = 42
 
 
+def log_ops(fn):
+    """Run `fn()` under the logging mode; return the calls it saw."""
+    with OpLog() as log:
+        fn()
+    print(render_calls(log.calls))
+    return log.calls
+# --8<-- [end:helpers]
+
+
+# --8<-- [start:part_a]
 def part_a_baseline():
     """A: call linear, look at the output and its grad_fn."""
     x, W, b = running_example(SEED)
@@ -23,8 +37,10 @@ def part_a_baseline():
     print(f"y.shape = {tuple(y.shape)}")
     print(f"y.grad_fn = {y.grad_fn}")
     return y
+# --8<-- [end:part_a]
 
 
+# --8<-- [start:part_b]
 def part_b_key_sets():
     """B: the key sets with and without requires_grad, in float16, under no_grad."""
     x, W, b = running_example(SEED)
@@ -35,42 +51,40 @@ def part_b_key_sets():
     print(f"hasattr(x, '_dispatch_key_set'): {hasattr(x, '_dispatch_key_set')}")
     print(render_key_views(views, show_tls=False))
     return views
+# --8<-- [end:part_b]
 
 
-def log_ops(fn):
-    """Run `fn()` under the logging mode; return the calls it saw."""
-    with OpLog() as log:
-        fn()
-    print(render_calls(log.calls))
-    return log.calls
-
-
+# --8<-- [start:part_c]
 def part_c_linear_ops():
     """C: every ATen call below the Python key for F.linear(x, W, b)."""
     x, W, b = running_example(SEED)
     return log_ops(lambda: F.linear(x, W, b))
+# --8<-- [end:part_c]
 
 
+# --8<-- [start:part_d]
 def part_d_addmm_directly():
     """D: the same product written as addmm(b, x, W.T)."""
     x, W, b = running_example(SEED)
     return log_ops(lambda: torch.addmm(b, x, W.T))
+# --8<-- [end:part_d]
 
 
-PROFILE_FOCUS = ("aten::linear", "aten::t", "aten::addmm", "AddmmBackward0",
-                 "autograd::engine::evaluate_function: AddmmBackward0", "aten::mm")
-
-
+# --8<-- [start:part_e]
 def part_e_profile():
     """E: the profiler over forward and backward; the table keeps the rows the lab asks about."""
+    focus = ("aten::linear", "aten::t", "aten::addmm", "AddmmBackward0",
+             "autograd::engine::evaluate_function: AddmmBackward0", "aten::mm")
     x, W, b = running_example(SEED)
     with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
         F.linear(x, W, b).sum().backward()
     averages = prof.key_averages(group_by_input_shape=True)
-    print(EventList([e for e in averages if e.key in PROFILE_FOCUS]).table(sort_by="cpu_time_total", row_limit=-1))
+    print(EventList([e for e in averages if e.key in focus]).table(sort_by="cpu_time_total", row_limit=-1))
     return op_rows(prof)
+# --8<-- [end:part_e]
 
 
+# --8<-- [start:part_f]
 def findings(y, views, linear_calls, addmm_calls, rows) -> dict:
     """What parts A to E showed, fact by fact: what the report's paragraph states."""
     def listed(calls):
@@ -112,16 +126,20 @@ def interpretation(y, views, linear_calls, addmm_calls, rows) -> str:
         f"{found['backward']}."
     )
     return words(en=english, es=spanish)
+# --8<-- [end:part_f]
 
 
+# --8<-- [start:stretch_fp16]
 def stretch_fp16():
     """Stretch: the same call in float16 (no grad, to keep the trace short)."""
     x, W, b = (t.detach().half() for t in running_example(SEED))
     calls = log_ops(lambda: F.linear(x, W, b))
     print(f"output dtype: {F.linear(x, W, b).dtype}")
     return calls
+# --8<-- [end:stretch_fp16]
 
 
+# --8<-- [start:stretch_no_grad]
 def stretch_no_grad():
     """Stretch: under no_grad the ops are the same; the output records no graph."""
     x, W, b = running_example(SEED)
@@ -130,12 +148,14 @@ def stretch_no_grad():
         y = F.linear(x, W, b)
     print(f"y.requires_grad = {y.requires_grad}, y.grad_fn = {y.grad_fn}")
     return calls, y
+# --8<-- [end:stretch_no_grad]
 
 
+# --8<-- [start:stretch_matmul]
 def stretch_matmul_plus_bias():
     """Stretch: (x @ W.T) + b decomposes differently."""
     x, W, b = running_example(SEED)
     calls = log_ops(lambda: (x @ W.T) + b)
     print(f"grad_fn = {((x @ W.T) + b).grad_fn}")
     return calls
-# --8<-- [end:body]
+# --8<-- [end:stretch_matmul]

@@ -1,0 +1,33 @@
+"""Theory 01, check yourself: two outputs the page has not shown, for the reader to predict."""
+
+from hood.capture.dispatch import recording_dispatch
+from hood.capture.ops import OpLog
+from snippets.running_example import running_example
+
+# --8<-- [start:inplace]
+import torch
+
+
+def inplace_start_key():
+    """Under inference_mode, the key where y.add_(1) starts, for a y made before the region."""
+    y = torch.zeros(3)
+    with torch.inference_mode(), recording_dispatch() as steps:
+        y.add_(1)
+    first = next(s for s in steps if s.op == "aten.add_.Tensor")
+    print(f"y.add_(1) under inference_mode starts at {first.key} ({first.kernel} kernel); y._version = {y._version}")
+    return first.key
+# --8<-- [end:inplace]
+
+# --8<-- [start:vector]
+import torch
+
+
+def matmul_vector_ops():
+    """The operators a dispatch mode logs for torch.matmul(v, Wt), v a 1-D vector of 64 values."""
+    x, W, b = running_example()
+    v, Wt = x[0].detach(), W.detach().t()
+    with OpLog() as log:
+        torch.matmul(v, Wt)
+    print(f"torch.matmul(v, Wt), v of shape {tuple(v.shape)}: {len(log.names)} operators, {', '.join(log.names)}")
+    return len(log.names)
+# --8<-- [end:vector]
