@@ -202,7 +202,11 @@ def test_no_grad_versus_inference_mode(capsys):
     # "excludes all three keys of the autograd key set", the third one printing as an empty set
     assert keys.exclude[:2] == ("AutogradOther", "AutogradNestedTensor")
     assert "the AutogradFunctionality key inference_mode excludes, alone in a set, prints as DispatchKeySet()" in out
-    assert inference[1] == "ADInplaceOrView"
+    # the call's set still holds ADInplaceOrView, a fallthrough for addmm that the dispatcher drops: addmm runs at CPU
+    assert inference[1] == "CPU"
+    assert "  a call on x, W, b: CPU, BackendSelect, ADInplaceOrView\n" in out
+    assert "without aten::addmm's fallthroughs: CPU -> aten::addmm runs at CPU" in out
+    assert "without aten::linear's fallthroughs: CPU, AutogradCPU -> aten::linear runs at AutogradCPU" in out
     from hood.capture.custom_ops import dispatch_rows
     adinplace = next(r for r in dispatch_rows("aten::addmm") if r.key == "ADInplaceOrView")
     assert adinplace.fallthrough

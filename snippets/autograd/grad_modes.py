@@ -1,6 +1,7 @@
 """no_grad versus inference_mode, seen in the thread-local dispatch key sets and in the results."""
 
 from hood.capture.autograd import call_key_set, render_key_changes, tls_keys
+from hood.capture.common import dispatch_table
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -8,6 +9,14 @@ from contextlib import nullcontext
 
 import torch
 import torch.nn.functional as F
+
+
+def runs_at(op, call_keys):
+    """The keys of a call's set (lowest priority first) left once the dispatcher drops those where `op`'s entry is
+    a fallthrough, and the highest of them: the key whose kernel runs first."""
+    table = dispatch_table(op)
+    kept = [key for key in call_keys if not (key in table and table[key].fallthrough)]
+    return kept, kept[-1]
 
 
 def grad_modes():
@@ -20,13 +29,16 @@ def grad_modes():
     for name, mode in (("default", nullcontext()), ("no_grad", torch.no_grad()),
                        ("inference_mode", torch.inference_mode())):
         with mode:
-            keys, (call_keys, first) = tls_keys(), call_key_set(x, W, b)
+            keys, (call_keys, _) = tls_keys(), call_key_set(x, W, b)
             y = F.linear(x, W, b)
             grad_enabled = torch.is_grad_enabled()
-        results[name] = (keys, first, y)
+        results[name] = (keys, runs_at("aten::addmm", call_keys)[1], y)
         print(f"\n{name}: grad enabled {grad_enabled}; autograd key excluded {keys.autograd_excluded}")
         print("  TLS:", render_key_changes(default, keys))
-        print(f"  a call on x, W, b: {', '.join(call_keys)} -> starts at {first}")
+        print(f"  a call on x, W, b: {', '.join(call_keys)}")
+        for op in ("aten::linear", "aten::addmm"):
+            kept, top = runs_at(op, call_keys)
+            print(f"    without {op}'s fallthroughs: {', '.join(kept)} -> {op} runs at {top}")
         grad_fn = type(y.grad_fn).__name__ if y.grad_fn is not None else None
         print(f"  y.requires_grad {y.requires_grad}, y.grad_fn {grad_fn}, y.is_inference() {y.is_inference()}")
         print("  keys of y:", torch._C._dispatch_keys(y))

@@ -1,5 +1,6 @@
 """In-place operations and the version counter: the check autograd makes on every saved tensor."""
 
+from hood.capture.custom_ops import first_line
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -8,7 +9,7 @@ import torch.nn.functional as F
 
 
 def version_counter():
-    """Modify in place a tensor `exp` saved for backward, run backward, then the out-of-place fix."""
+    """Modify in place a tensor `exp` saved for backward, run backward, then the out-of-place fix; then a leaf."""
     x, W, b = running_example()
     h = F.linear(x, W, b).exp()  # exp saves its output h: the derivative of exp is exp
     versions = [h._version]
@@ -29,5 +30,13 @@ def version_counter():
     h = h + 1  # out of place: a new tensor; the h that exp saved keeps version 0
     h.sum().backward()
     print("out of place, h = h + 1: backward runs; W.grad", tuple(W.grad.shape))
+    try:
+        b.add_(1)  # b is a leaf that requires grad, saved by no node
+        print("b.add_(1) on the leaf b: fine")
+    except RuntimeError as err:
+        print("b.add_(1) on the leaf b:", first_line(err))
+    with torch.no_grad():
+        b.add_(1)  # what an optimiser step does
+    print("under no_grad, b.add_(1): fine; b._version", b._version)
     return versions, error
 # --8<-- [end:body]

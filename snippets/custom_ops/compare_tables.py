@@ -1,7 +1,7 @@
 """The CPU call path of hood::scaled_linear (define it first) next to aten::addmm's, key by key, printed and drawn."""
 
-from hood.capture.common import words
-from hood.capture.custom_ops import differing_keys, dispatch_rows, rows_svg
+from hood.capture.common import dispatch_table, words
+from hood.capture.custom_ops import differing_keys, dispatch_rows, registrations, rows_svg, torch_relative
 from hood.capture.figure import figure
 
 # --8<-- [start:body]
@@ -37,3 +37,14 @@ def draw_tables(ours, addmm):
            "caja de borde discontinuo ocupa las dos columnas.")))
     return differ
 # --8<-- [end:figure]
+
+
+# --8<-- [start:cuda]
+def cuda_rows(qualname="hood::scaled_linear"):
+    """The CUDA row of the op's computed table (read on this CPU build), and the keys `custom_op` registered."""
+    table = dispatch_table(qualname)
+    row = table.get("CUDA")
+    print("registered:", ", ".join(r.key for r in registrations(qualname)[1]))
+    print("computed CUDA row:", f"{row.kind} ({torch_relative(row.path)})" if row else "none")
+    return row
+# --8<-- [end:cuda]

@@ -35,6 +35,26 @@ def head_trace():
 # --8<-- [end:model]
 
 
+# --8<-- [start:detach]
+from torch.profiler import profile
+
+
+def who_detaches():
+    """Profile one forward of the head with no dispatch mode, then under `RecordOps`: is `aten::detach` called?"""
+    x, W, b = running_example()
+    head = TemperatureHead(W, b)
+    with profile() as prof:
+        head(x)
+    plain = sum(e.name == "aten::detach" for e in prof.events())
+    with RecordOps() as rec, profile() as prof:
+        head(x)
+    moded = sum(e.name == "aten::detach" for e in prof.events())
+    print("profiler, no dispatch mode: aten::detach called", plain, "times")
+    print("profiler, under RecordOps:  aten::detach called", moded, "times; RecordOps saw", rec.ops[-1])
+    return plain, moded
+# --8<-- [end:detach]
+
+
 # --8<-- [start:body]
 def train_step(model, x, target):
     """One forward and backward; returns the output and the gradients of x, W and b."""

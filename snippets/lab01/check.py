@@ -8,10 +8,11 @@ from snippets.running_example import running_example
 import torch
 
 
-def autograd_gradients():
-    """Autograd's gradients of the MLP's loss: leaves, h, logp, and z1, z2 (what relu and log_softmax received)."""
-    x, _, _ = running_example()
-    W1, b1, W2, b2, target = mlp_params()
+def autograd_gradients(dtype=torch.float32):
+    """Autograd's gradients of the MLP's loss in `dtype`: leaves, h, logp, and z1, z2 (what relu and log_softmax
+    received)."""
+    x, _, _ = running_example(dtype=dtype)
+    W1, b1, W2, b2, target = mlp_params(dtype=dtype)
     h, logp, loss = mlp_forward(x, W1, b1, W2, b2, target)
     grads = {}
     for name, node in (("z1", h.grad_fn), ("z2", logp.grad_fn)):  # ReluBackward0, LogSoftmaxBackward0
@@ -21,9 +22,13 @@ def autograd_gradients():
     return grads
 
 
-def check(name, mine, tol=1e-6):
-    """Compare `mine`, your gradient of the loss for `name` (x, W1, b1, W2, b2, h, logp, z1, z2), with autograd's."""
-    real = autograd_gradients()[name]
+def check(name, mine, dtype=torch.float32, tol=1e-6):
+    """Compare `mine`, your gradient of the loss for `name` (x, W1, b1, W2, b2, h, logp, z1, z2), with the one
+    autograd computes in `dtype`: right when they differ by less than `tol`."""
+    real = autograd_gradients(dtype)[name]
+    if mine.dtype != dtype:
+        print(f"{name}: wrong dtype {mine.dtype}, the check runs in {dtype}")
+        return False
     if tuple(mine.shape) != tuple(real.shape):
         print(f"{name}: wrong shape {tuple(mine.shape)}, autograd's is {tuple(real.shape)}")
         return False

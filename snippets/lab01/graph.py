@@ -5,7 +5,7 @@ from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.lab01.formulas import as_signed
 from snippets.running_example import running_example
 
-# --8<-- [start:body]
+# --8<-- [start:walk]
 import torch
 
 
@@ -18,8 +18,10 @@ def walk_mlp():
     graph = autograd_graph(loss, names)
     print(render_graph(graph))
     return graph
+# --8<-- [end:walk]
 
 
+# --8<-- [start:saved_ints]
 def saved_ints():
     """`_saved_dim` and `_saved_ignore_index` come back unsigned: read them as int64, or they break."""
     x, _, _ = running_example()
@@ -33,4 +35,4 @@ def saved_ints():
         print("logp.sum(dim) with the raw value:", f"{type(err).__name__}: {err}")
     print("logp.sum(as_signed(dim)).shape:", tuple(logp.sum(as_signed(dim)).shape))
     return dim, ignore
-# --8<-- [end:body]
+# --8<-- [end:saved_ints]

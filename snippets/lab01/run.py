@@ -1,66 +1,69 @@
-"""Lab 01's deliverables: `python -m snippets.lab01.run --out DIR` writes REPORT.md, mlp-graph.svg, manifest.json.
+"""Lab 01's deliverables: REPORT.md, mlp-graph.svg and manifest.json, written from the learner's own functions.
 
-REPORT.md and the graph's labels are written in the language `--lang` names; outputs and formulas stay as printed.
+The `body` section is the lab's last block (after `hood/labkit.py:body`): it reruns every step with the functions
+the earlier blocks defined. `python -m snippets.lab01.run --out DIR [--lang es]` does the same from the project's
+solutions (the tests use it).
 """
 
 import inspect
+import sys
 from pathlib import Path
 
-import torch
-
+from hood.capture.autograd import autograd_graph, graph_svg
 from hood.capture.common import words
-from hood.capture.figure import standalone
-from hood.labkit import code_hash, manifest, objective, printed_by, run_lab, section
-from hood.stdout import printed
-from snippets.autograd.diagrams import draw_mlp_graph
-from snippets.lab01 import formulas
+from hood.capture.figure import light
+from hood.labkit import manifest, objective, parse_args, printed_by, section, write_deliverables
+from snippets.autograd.mlp import mlp_forward, mlp_params
+from snippets.lab01.by_hand import backward_by_hand, hand_formulas, topological
+from snippets.lab01.formulas import (
+    addmm_backward, as_signed, log_softmax_backward, log_softmax_backward_diagonal, nll_loss_backward,
+    relu_backward, t_backward,
+)
 from snippets.lab01.graph import saved_ints, walk_mlp
-from snippets.lab01.hand_function import gradchecks
+from snippets.lab01.hand_function import HandMLPLoss, gradcheck_hand, gradchecks
 from snippets.lab01.linear_by_hand import linear_by_hand
 from snippets.lab01.mistake import catch_the_mistake
 from snippets.lab01.mlp_by_hand import mlp_by_hand
+from snippets.running_example import running_example
 
-SEED = 42
-"""The running example's seed (the MLP's weights use 7)."""
+# --8<-- [start:body]
+import contextlib
+import io
 
-NODES = {
-    "NllLossBackward0": (formulas.nll_loss_backward,
-                         "loss = -sum_i logp[i, target[i]] / total_weight: d logp = -grad / total_weight en los "
-                         "objetivos, 0 en el resto."),
-    "LogSoftmaxBackward0": (formulas.log_softmax_backward,
-                            "out = log_softmax(z), con out guardado: dz = grad - softmax(z) * grad.sum(dim), "
-                            "softmax(z) = exp(out)."),
-    "AddmmBackward0": (formulas.addmm_backward,
-                       "out = beta * bias + alpha * mat1 @ mat2 (el sesgo, extendido a todas las filas): "
-                       "(d bias, d mat1, d mat2)."),
-    "TBackward0": (formulas.t_backward,
-                   "out = W.t(): el gradiente de W es el gradiente que llega, transpuesto de vuelta."),
-    "ReluBackward0": (formulas.relu_backward,
-                      "out = relu(z), con out guardado: el gradiente pasa donde out > 0 y es 0 en el resto."),
-}
-"""Each node class's hand formula, with what it computes in Spanish (the English is the function's docstring)."""
+import torch
 
 
-def formula_table() -> str:
-    """One row per node class: the hand formula's function and what it computes (its docstring, in English)."""
-    rows = [words(en="| node | hand formula | what it computes |", es="| nodo | fórmula a mano | qué calcula |"),
-            "| --- | --- | --- |"]
-    for node, (fn, spanish) in NODES.items():
-        rows.append(f"| `{node}` | `{fn.__name__}{inspect.signature(fn)}` | "
-                    f"{words(en=inspect.getdoc(fn), es=spanish)} |")
-    return "\n".join(rows)
+def captured(fn, *args):
+    """What `fn(*args)` prints."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        fn(*args)
+    return out.getvalue()
 
 
-def build() -> dict[str, str]:
-    """Run every step of the lab and lay out the deliverables (file name -> text)."""
-    _, walk = printed(walk_mlp)
-    _, ints = printed(saved_ints)
-    _, linear = printed(linear_by_hand)
-    _, mlp32 = printed(mlp_by_hand)
-    _, mlp64 = printed(mlp_by_hand, torch.float64)
-    _, checks = printed(gradchecks)
-    _, mistake = printed(catch_the_mistake)
-    _, shown = printed(draw_mlp_graph)
+def formulas_source():
+    """The source of your five formulas (their signature and docstring when the source is not at hand)."""
+    parts = []
+    for fn in (nll_loss_backward, log_softmax_backward, addmm_backward, t_backward, relu_backward):
+        try:
+            parts.append(inspect.getsource(fn).rstrip())
+        except (OSError, TypeError):
+            parts.append(f"def {fn.__name__}{inspect.signature(fn)}:\n    \"\"\"{inspect.getdoc(fn)}\"\"\"")
+    return "```python\n" + "\n\n\n".join(parts) + "\n```\n"
+
+
+def lab01_report():
+    """Rerun every step with your functions; REPORT.md and the MLP's graph as SVG (file name -> text)."""
+    walk, ints, linear = captured(walk_mlp), captured(saved_ints), captured(linear_by_hand)
+    mlp = captured(mlp_by_hand) + captured(mlp_by_hand, torch.float64)
+    checks, mistake = captured(gradchecks), captured(catch_the_mistake)
+    x, _, _ = running_example()
+    W1, b1, W2, b2, target = mlp_params()
+    h, logp, loss = mlp_forward(x, W1, b1, W2, b2, target)
+    graph = autograd_graph(loss, {"x": x, "W1": W1, "b1": b1, "W2": W2, "b2": b2, "h": h, "logp": logp,
+                                  "target": target})
+    svg = light(graph_svg(graph, words(en="Autograd graph of the MLP's NLL loss",
+                                       es="Grafo de autograd de la pérdida NLL del MLP")))
     report = "\n".join([
         words(en="# Lab 01 · Autograd by hand: report\n", es="# Lab 01 · Autograd a mano: informe\n"),
         objective(en="walk the real autograd graph of `linear(x, W, b)` and of a two-layer MLP "
@@ -70,55 +73,59 @@ def build() -> dict[str, str]:
                      "(64 -> 128 -> 600, log-softmax, pérdida NLL), escribir la fórmula de backward de cada nodo y "
                      "comprobarla frente a autograd y con `torch.autograd.gradcheck`.")
         + " " + printed_by(torch.__version__) + "\n",
-        words(en="## Formulas", es="## Fórmulas") + "\n\n" + formula_table() + "\n",
+        words(en="## Formulas\n\nThe five backward formulas, as written for this lab:\n",
+              es="## Fórmulas\n\nLas cinco fórmulas de backward, tal como se escribieron en este lab:\n"),
+        formulas_source(),
         section(words(en="1. The graph", es="1. El grafo"), walk, words(
-            en="Each line is a node; `->` lists its `next_functions`. `mat1` is the input tensor itself; "
-               "`mat2` is the weight seen through a transpose (same memory); outputs saved for backward "
-               "(`result`) share memory with the forward's tensors. The graph is drawn in `mlp-graph.svg`.",
-            es="Cada línea es un nodo; `->` lista sus `next_functions`. `mat1` es el propio tensor de entrada; "
-               "`mat2` es el peso visto a través de una transposición (la misma memoria); las salidas guardadas "
-               "para el backward (`result`) comparten memoria con los tensores del forward. El grafo está "
-               "dibujado en `mlp-graph.svg`.")),
+            en="Each line is a node; `->` lists its `next_functions`. The graph is drawn in `mlp-graph.svg`.",
+            es="Cada línea es un nodo; `->` lista sus `next_functions`. El grafo está dibujado en "
+               "`mlp-graph.svg`.")),
         section(words(en="2. Two saved ints", es="2. Dos enteros guardados"), ints, words(
-            en="Autograd hands `_saved_dim` and `_saved_ignore_index` to Python as unsigned 64-bit "
-               "integers: -1 and -100 come back as 2**64 - 1 and 2**64 - 100. Convert before use.",
-            es="Autograd entrega `_saved_dim` y `_saved_ignore_index` a Python como enteros de 64 bits sin "
-               "signo: -1 y -100 vuelven como 2**64 - 1 y 2**64 - 100. Conviértelos antes de usarlos.")),
+            en="Python receives `_saved_dim` and `_saved_ignore_index` as unsigned 64-bit integers: -1 and -100 "
+               "come back as 2**64 - 1 and 2**64 - 100. Convert before use.",
+            es="Python recibe `_saved_dim` y `_saved_ignore_index` como enteros de 64 bits sin signo: -1 y -100 "
+               "vuelven como 2**64 - 1 y 2**64 - 100. Conviértelos antes de usarlos.")),
         section(words(en="3. linear by hand", es="3. linear a mano"), linear, words(
-            en="`db = g.sum(0)`, `dx = g @ W`, `dW = g.T @ x`, read from `AddmmBackward0`'s saved "
-               "tensors, equal autograd's gradients. The saved tensors must be read before `backward()` "
-               "frees them.",
-            es="`db = g.sum(0)`, `dx = g @ W` y `dW = g.T @ x`, calculados con los tensores que guardó "
-               "`AddmmBackward0`, coinciden con los gradientes de autograd. Los tensores guardados hay que "
-               "leerlos antes de que `backward()` los libere.")),
-        section(words(en="4. The MLP by hand, float32 and float64", es="4. El MLP a mano, float32 y float64"),
-                mlp32 + mlp64, words(
-            en="Walking the graph in dependency order with the hand formulas gives every gradient "
-               "within 1e-6 of autograd in float32 and within 1e-12 in float64.",
-            es="Recorrer el grafo en orden de dependencias con las fórmulas a mano da todos los gradientes a "
-               "menos de 1e-6 de los de autograd en float32 y a menos de 1e-12 en float64.")),
+            en="The three gradients of `linear`, from `AddmmBackward0`'s saved tensors, against autograd's. The "
+               "saved tensors must be read before `backward()` frees them.",
+            es="Los tres gradientes de `linear`, calculados con los tensores que guardó `AddmmBackward0`, frente "
+               "a los de autograd. Los tensores guardados hay que leerlos antes de que `backward()` los libere.")),
+        section(words(en="4. The MLP by hand, float32 and float64", es="4. El MLP a mano, float32 y float64"), mlp,
+                words(en="Each leaf's gradient from the graph and the hand formulas alone, checked by `check` "
+                         "against autograd's in the same dtype.",
+                      es="El gradiente de cada hoja, calculado solo con el grafo y las fórmulas a mano, "
+                         "comprobado por `check` frente al de autograd en el mismo dtype.")),
         section("5. gradcheck", checks, words(
-            en="`gradcheck` compares the backward with finite differences in float64; fast mode checks "
-               "random projections of the Jacobian instead of every entry. Both pass.",
+            en="`gradcheck` compares the backward with finite differences in float64; fast mode checks random "
+               "projections of the Jacobian instead of each of its entries.",
             es="`gradcheck` compara el backward con diferencias finitas en float64; el modo rápido comprueba "
-               "proyecciones aleatorias del jacobiano en lugar de cada una de sus entradas. Pasan los dos.")),
+               "proyecciones aleatorias del jacobiano en lugar de cada una de sus entradas.")),
         section(words(en="6. A subtle mistake, caught", es="6. Un error sutil, cazado"), mistake, words(
-            en="Keeping only the diagonal of log-softmax's Jacobian, `grad * (1 - softmax)`, gives "
-               "well-shaped but wrong gradients: the differences are percent-sized, and gradcheck "
-               "returns False (or raises, with `raise_exception=True`).",
+            en="Keeping only the diagonal of log-softmax's Jacobian, `grad * (1 - softmax)`, gives well-shaped "
+               "but wrong gradients; both checks catch it.",
             es="Quedarse solo con la diagonal del jacobiano de log-softmax, `grad * (1 - softmax)`, da "
-               "gradientes con la forma correcta pero equivocados: las diferencias son del orden del tanto por "
-               "ciento, y gradcheck devuelve False (o lanza un error, con `raise_exception=True`).")),
+               "gradientes con la forma correcta pero equivocados; las dos comprobaciones lo cazan.")),
     ])
-    return {"REPORT.md": report, "mlp-graph.svg": standalone(shown) + "\n"}
+    return {"REPORT.md": report, "mlp-graph.svg": svg + "\n"}
+
+
+def lab01_code():
+    """Every function and class you wrote for the lab: the manifest hashes their source."""
+    return (walk_mlp, addmm_backward, t_backward, relu_backward, log_softmax_backward, nll_loss_backward,
+            linear_by_hand, as_signed, hand_formulas, topological, backward_by_hand, mlp_by_hand, HandMLPLoss,
+            gradcheck_hand, gradchecks, log_softmax_backward_diagonal, catch_the_mistake)
+# --8<-- [end:body]
 
 
 def main(argv=None) -> list[Path]:
-    """Write the deliverables into `--out DIR` and print their paths."""
-    code = sorted(Path(__file__).parent.glob("*.py"))
-    meta = manifest(lab="lab01-autograd-by-hand", seed=SEED, code_sha256=code_hash(code))
-    return run_lab("Lab 01: autograd by hand", build(), meta, argv)
+    """Write the deliverables into `--out DIR` in `--lang` and print their paths."""
+    args = parse_args("Lab 01: autograd by hand", argv)
+    meta = manifest(lab="lab01-autograd-by-hand", seed=42, functions=lab01_code())
+    written = write_deliverables(args.out, lab01_report(), meta, args.lang)
+    for path in written:
+        print(path)
+    return written
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main() and 0)

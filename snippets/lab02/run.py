@@ -1,36 +1,48 @@
-"""Lab 02's deliverables: `python -m snippets.lab02.run --out DIR` writes REPORT.md, opcheck.json,
-generated_forward.py, generated_backward.py and manifest.json; REPORT.md in the language `--lang` names."""
+"""Lab 02's deliverables: REPORT.md, opcheck.json, generated_forward.py, generated_backward.py, manifest.json.
 
-import json
+The `body` section is the lab's last block (after `hood/labkit.py:body`): it reruns every step with the op and
+the functions the earlier blocks defined. `python -m snippets.lab02.run --out DIR [--lang es]` does the same from
+the project's solutions (the tests use it).
+"""
+
+import sys
 from pathlib import Path
 
-import torch
-
 from hood.capture.common import words
-from hood.labkit import code_hash, manifest, objective, printed_by, run_lab, section
-from hood.stdout import printed
+from hood.labkit import manifest, objective, parse_args, printed_by, section, write_deliverables
 from snippets.custom_ops.checks import check_scaled_linear
-from snippets.custom_ops.compare_tables import compare_tables
-from snippets.custom_ops.head import compiled_head, head_trace
+from snippets.custom_ops.compare_tables import compare_tables, entry
+from snippets.custom_ops.head import TemperatureHead, compiled_head, head_trace, train_step
 from snippets.custom_ops.no_fake import without_fake
 from snippets.custom_ops.redefine import redefine_pitfall
 from snippets.custom_ops.reference import against_reference
 from snippets.custom_ops.scaled_linear import define_scaled_linear
 
-SEED = 42
-"""The running example's seed."""
+# --8<-- [start:body]
+import contextlib
+import io
+import json
+
+import torch
 
 
-def build() -> dict[str, str]:
-    """Run every step of the lab and lay out the deliverables (file name -> text)."""
-    scaled_linear = define_scaled_linear()
-    _, reference = printed(against_reference, scaled_linear)
-    (_, _, opcheck), checks = printed(check_scaled_linear, scaled_linear)
-    _, tables = printed(compare_tables)
-    _, trace = printed(head_trace)
-    (codes, _, _), compiled = printed(compiled_head)
-    _, no_fake = printed(without_fake)
-    _, redefine = printed(redefine_pitfall)
+def captured(fn, *args):
+    """What `fn(*args)` returns, and what it prints."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        result = fn(*args)
+    return result, out.getvalue()
+
+
+def lab02_report(scaled_linear):
+    """Rerun every step with your op and functions; the deliverables (file name -> text)."""
+    _, reference = captured(against_reference, scaled_linear)
+    (_, _, opcheck), checks = captured(check_scaled_linear, scaled_linear)
+    _, tables = captured(compare_tables)
+    _, trace = captured(head_trace)
+    (codes, _, _), compiled = captured(compiled_head)
+    _, no_fake = captured(without_fake)
+    _, redefine = captured(redefine_pitfall)
     report = "\n".join([
         words(en="# Lab 02 · A custom op end to end: report\n",
               es="# Lab 02 · Un operador propio de punta a punta: informe\n"),
@@ -58,17 +70,17 @@ def build() -> dict[str, str]:
                "dispatch de AOT. Los mismos resultados están en `opcheck.json`.")),
         section(words(en="3. The dispatch table, next to aten::addmm",
                       es="3. La tabla de dispatch, junto a la de aten::addmm"), tables, words(
-            en="`custom_op` registers three kernels (Meta, Autograd, CompositeExplicitAutograd) whose "
-               "table rows call back into Python; `register_fake` and `register_autograd` fill them in. "
+            en="For this op `custom_op` registered three kernels (Meta, Autograd, CompositeExplicitAutograd) "
+               "whose table rows call back into Python; `register_fake` and `register_autograd` fill them in. "
                "`aten::addmm` has an autocast kernel; for the custom op, `AutocastCPU` falls through.",
-            es="`custom_op` registra tres kernels (Meta, Autograd, CompositeExplicitAutograd) cuyas filas de "
-               "la tabla vuelven a llamar a Python; `register_fake` y `register_autograd` les dan contenido. "
+            es="Para este operador, `custom_op` registró tres kernels (Meta, Autograd, CompositeExplicitAutograd) "
+               "cuyas filas de la tabla vuelven a llamar a Python; `register_fake` y `register_autograd` les dan contenido. "
                "`aten::addmm` tiene un kernel de autocast; para el operador propio, la entrada `AutocastCPU` "
                "deja pasar la llamada.")),
         section(words(en="4. What a TorchDispatchMode sees", es="4. Lo que ve un TorchDispatchMode"), trace, words(
             en="Below the autograd key, the whole matmul, bias and scale are one call, "
-               "`hood.scaled_linear.default`, followed by the log-softmax and the `detach` autograd makes "
-               "when it saves log-softmax's output for the backward.",
+               "`hood.scaled_linear.default`, followed by the log-softmax and a `detach`: autograd saves log-softmax's output, and "
+               "with a dispatch mode on the stack that save goes through the `detach` operator.",
             es="Por debajo de la clave de autograd, el producto de matrices, el sesgo y la escala son una sola "
                "llamada, `hood.scaled_linear.default`, seguida del log-softmax y del `detach` que hace "
                "autograd cuando guarda la salida de log-softmax para el backward.")),
@@ -104,12 +116,23 @@ def build() -> dict[str, str]:
     }
 
 
+def lab02_code():
+    """Every function and class you wrote for the lab: the manifest hashes their source."""
+    return (define_scaled_linear, against_reference, check_scaled_linear, entry, compare_tables, TemperatureHead,
+            head_trace, train_step, compiled_head, without_fake)
+# --8<-- [end:body]
+
+
 def main(argv=None) -> list[Path]:
-    """Write the deliverables into `--out DIR` and print their paths."""
-    code = sorted([*Path(__file__).parent.glob("*.py"), *(Path(__file__).parents[1] / "custom_ops").glob("*.py")])
-    meta = manifest(lab="lab02-custom-op", seed=SEED, code_sha256=code_hash(code))
-    return run_lab("Lab 02: a custom op end to end", build(), meta, argv)
+    """Write the deliverables into `--out DIR` in `--lang` and print their paths."""
+    args = parse_args("Lab 02: a custom op end to end", argv)
+    files = lab02_report(define_scaled_linear())
+    meta = manifest(lab="lab02-custom-op", seed=42, functions=lab02_code())
+    written = write_deliverables(args.out, files, meta, args.lang)
+    for path in written:
+        print(path)
+    return written
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main() and 0)
