@@ -105,6 +105,10 @@ def test_tensor_parallel_splits_columns_then_rows_with_one_all_reduce_each_way(t
             "gloo:all_reduce": [9600]}
         assert rank["backward, gloo runs (bytes each)"] == {"gloo:all_reduce": [4 * 64 * F32]} == {
             "gloo:all_reduce": [1024]}
+        # DTensor makes the replicated bias Partial: each rank's addmm adds b / 2, before the all-reduce
+        assert rank["row-wise layer's local calls (views left out)"] == (
+            "aten.div.Tensor aten.addmm.default _c10d_functional.all_reduce.default")
+        assert rank["bias its addmm adds equals b / 2"] is True
         assert rank["output equals the unsplit block's within 1e-4"] is True
         assert rank["input gradient equals the unsplit block's within 1e-4"] is True
 
@@ -129,8 +133,9 @@ def test_pipeline_stages_send_and_receive_point_to_point(pp):
             for size in rank["step 2, gloo runs (bytes each)"][call]:
                 extra.remove(size)
             assert len(extra) == 3 and max(extra) < 200
-        assert rank["gradients equal the unsplit model's within 1e-4"] is True
-    assert last["losses (one per micro-batch)"] == 2 and last["losses equal the unsplit model's within 1e-4"] is True
+        assert rank["gradients equal the unsplit model's for the mean micro-batch loss, within 1e-4"] is True
+    assert last["losses (one per micro-batch)"] == 2
+    assert last["each loss equals the unsplit model's on the same micro-batch, within 1e-4"] is True
     assert "losses (one per micro-batch)" not in first
 
 
@@ -287,8 +292,9 @@ def test_memory_figure_reference_models_are_the_ones_the_ranks_split(ddp, fsdp, 
 
 def test_the_page_reads_four_runs_and_six_drawings():
     page = (Path(__file__).resolve().parents[1] / "docs" / "en" / "theory" / "04-distributed.md").read_text()
-    assert page.count("= show_ranks(") == 4 and page.count('html="on"') == 6
-    assert "four runs and six drawings to read" in page
+    assert page.count("= show_ranks(") == 5 and page.count('html="on"') == 6
+    assert "five runs and six drawings to read, and seven questions" in page
+    assert page.count("??? question") + page.count("!!! question") == 7 and page.count('predict="') == 2
 
 
 def test_show_ranks_prints_the_results_and_returns_them(monkeypatch, capsys):
@@ -427,3 +433,38 @@ def test_a_run_past_its_timeout_is_killed(tmp_path, monkeypatch):
 @pytest.mark.parametrize("rank_fn", [aborts_at_exit, hangs_at_exit])
 def test_results_written_by_every_rank_stand_when_the_ranks_then_fail_to_exit(rank_fn):
     assert run_ranks(rank_fn, timeout=600) == [{"rank": 0}, {"rank": 1}]
+
+
+def _counted_both_ways():
+    """A DDP step and a tensor-parallel block, counted by CommDebugMode and by the pages' AskedCollectives."""
+    import torch
+    import torch.distributed as dist
+    import torch.nn as nn
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.debug import CommDebugMode
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+    from torch.nn.parallel import DistributedDataParallel
+
+    from snippets.distributed.observe import AskedCollectives
+
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    results = {}
+    for name in ("ddp", "tp"):
+        if name == "ddp":
+            model = DistributedDataParallel(nn.Linear(8, 4))
+        else:
+            mesh = init_device_mesh("cpu", (2,))
+            model = parallelize_module(nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)), mesh,
+                                       {"0": ColwiseParallel(), "2": RowwiseParallel()})
+        reference, asked = CommDebugMode(), AskedCollectives()
+        with reference, asked:
+            model(torch.randn(3, 8)).sum().backward()
+        results[name] = [{str(op): n for op, n in reference.get_comm_counts().items() if n}, dict(asked.counts)]
+    return results
+
+
+def test_asked_collectives_counts_what_comm_debug_mode_counts():
+    for rank in run_ranks(_counted_both_ways):
+        for name, (reference, asked) in rank.items():
+            assert reference and asked == reference, name

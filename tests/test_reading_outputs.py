@@ -164,3 +164,25 @@ def test_rank_dictionary_before_differs_after_is_the_sum():
     assert [r["before all_reduce"] for r in results] == [[1.0], [2.0]]
     assert [r["after all_reduce"] for r in results] == [[3.0], [3.0]]
     assert all(r["world size"] == 2 for r in results)
+
+
+def test_key_set_sentences_hold_outside_a_context_and_name_their_exceptions():
+    include, exclude = torch._C._dispatch_tls_local_include_set, torch._C._dispatch_tls_local_exclude_set
+    assert "ADInplaceOrView" in str(include()) and "BackendSelect" in str(include())
+    with torch.no_grad():  # grad mode is a flag, not a key: the sets stay as they are
+        assert "ADInplaceOrView" in str(include())
+    with torch.inference_mode():  # inference mode drops ADInplaceOrView and excludes autograd keys
+        assert "ADInplaceOrView" not in str(include()) and "Autograd" in str(exclude())
+    with torch.autocast("cpu"):  # asking for autocast takes AutocastCPU out of the exclude set
+        assert "AutocastCPU" not in str(exclude())
+    assert "AutocastCPU" in str(exclude())
+
+
+def test_the_intro_no_longer_sends_the_reader_to_the_projects_files():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "docs"
+    for lang in ("en", "es"):
+        text = (root / lang / "reference" / "reading-outputs.md").read_text()
+        assert "project's files" not in text and "archivos del\nproyecto" not in text
+        assert "Windows" in text and "fork" in text

@@ -32,10 +32,12 @@ def pp_rank(steps=2, n_microbatches=2):
             seen[f"step {step}, gloo runs (bytes each)"] = gloo_calls(prof)
             seen[f"step {step}, computations in order"] = computations(prof)
         reference, ref_losses = unsplit_step(x, y, n_microbatches)
-        seen["gradients equal the unsplit model's within 1e-4"] = grads_within(layers, stage_of(reference, rank), 1e-4)
+        seen["gradients equal the unsplit model's for the mean micro-batch loss, within 1e-4"] = grads_within(
+            layers, stage_of(reference, rank), 1e-4)
         if rank == world - 1:
             seen["losses (one per micro-batch)"] = len(losses)
-            seen["losses equal the unsplit model's within 1e-4"] = all_within(zip(losses, ref_losses), 1e-4)
+            seen["each loss equals the unsplit model's on the same micro-batch, within 1e-4"] = all_within(
+                zip(losses, ref_losses), 1e-4)
         return {**seen, **holdings(layers), "bytes held after an Adam step": bytes_after_adam_step(layers)}
 # --8<-- [end:body]
 

@@ -4,7 +4,7 @@ Run it yourself: `torchrun --nproc-per-node 2 -m snippets.distributed.tensor_par
 """
 
 from hood.capture.common import max_diff
-from snippets.distributed.observe import bytes_after_adam_step, holdings, observing
+from snippets.distributed.observe import LocalCalls, bytes_after_adam_step, holdings, observing
 from snippets.distributed.ranks import process_group
 from snippets.distributed.workload import two_layers
 
@@ -23,15 +23,23 @@ def tp_rank():
         x = torch.randn(4, 64, generator=torch.Generator().manual_seed(7), requires_grad=True)  # same on every rank
         # The all-reduces are asynchronous: each region uses its result before it ends, so gloo has run the call.
         with observing("forward") as forward:
-            y = model(x)
+            hidden = model[1](model[0](x))  # the column-wise layer, then ReLU
+            with LocalCalls() as local:  # the row-wise layer, seen below DTensor
+                y = model[2](hidden)
             loss = y.sum()
         with observing("backward") as backward:
             loss.backward()
             x_grad = x.grad.clone()
         x_ref = x.detach().clone().requires_grad_()
         reference(x_ref).sum().backward()
+        bookkeeping = ("aten.view.default", "aten.detach.default", "aten.t.default",
+                       "_c10d_functional._wrap_tensor_autograd.default")
+        added = next(args[0] for name, args in local.calls if name == "aten.addmm.default")
         return {
             **holdings(model), **forward, **backward,
+            "row-wise layer's local calls (views left out)":
+                " ".join(name for name, _ in local.calls if name not in bookkeeping),
+            "bias its addmm adds equals b / 2": torch.equal(added, model[2].bias.to_local() / world),
             "output equals the unsplit block's within 1e-4": max_diff(y, reference(x_ref), 1e-4).within,
             "input gradient equals the unsplit block's within 1e-4": max_diff(x_grad, x_ref.grad, 1e-4).within,
             "bytes held after an Adam step": bytes_after_adam_step(model),
