@@ -4,6 +4,8 @@ from hood.capture.compile import inductor_output
 from snippets.compile.inductor_code import generated_code
 
 # --8<-- [start:body]
+import re
+
 import torch
 import torch.nn as nn
 
@@ -24,12 +26,27 @@ class CausalSelfAttention(nn.Module):
         return self.proj((att @ v).transpose(1, 2).contiguous().view(B, T, C))
 
 
+def calls_with_buffers(out):
+    """Each library call and kernel launch of the wrapper, in order, with the buffers it is handed (`out` marks
+    the one a library call writes)."""
+    rows = []
+    for line in out.call.splitlines():
+        name = line.split("(", 1)[0]
+        if name.startswith("extern_kernels.") or name in out.kernels:
+            written = re.findall(r"out=(buf\d+)", line)
+            read = [b for b in re.findall(r"\b(buf\d+|arg\d+_\d+)\b", line) if b not in written]
+            rows.append((name, read + [f"out {b}" for b in written]))
+    return rows
+
+
 def compile_attention(batch=2, tokens=8, seed=42):
-    """Compile the block with Inductor; print its library calls and the kernels it generated."""
+    """Compile the block with Inductor; print its library calls and kernel launches in order, with their buffers."""
     torch.manual_seed(seed)
     _, (code,) = generated_code(CausalSelfAttention(), torch.randn(batch, tokens, 64))
     out = inductor_output(code)
-    print("library calls, in order:", ", ".join(out.extern_calls))
-    print(f"generated kernels: {len(out.kernels)}", *out.kernel_calls, sep="\n    ")
+    print(f"library calls: {len(out.extern_calls)}, generated kernels: {len(out.kernels)}")
+    print("in order, with the buffers each is handed:")
+    for name, buffers in calls_with_buffers(out):
+        print(f"    {name}({', '.join(buffers)})")
     return out
 # --8<-- [end:body]

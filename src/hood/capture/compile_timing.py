@@ -15,7 +15,20 @@ from dataclasses import dataclass
 from html import escape
 
 SAME_BAND = 0.05
-"""Ratios within 5 % of 1 count as "no measurable difference"."""
+"""Printed ratios from 0.95 to 1.05 count as "within 5 %": no difference this measurement tells apart."""
+
+DECIMAL_MARK = {"en": ".", "es": ","}
+"""The decimal mark of each language: Spanish writes 0,21 where English writes 0.21."""
+
+
+def number(value: float, spec: str, language: str) -> str:
+    """`value` formatted with `spec` (e.g. `.2f`), with the decimal mark of `language`."""
+    return format(value, spec).replace(".", DECIMAL_MARK.get(language, "."))
+
+
+def local_number(value: float, spec: str) -> str:
+    """`value` formatted with `spec` in every language (`words`): `0.21` in English, `0,21` in Spanish."""
+    return words(**{language: number(value, spec, language) for language in DECIMAL_MARK})
 
 
 @dataclass(frozen=True)
@@ -37,79 +50,105 @@ class Timing:
         """Eager time over compiled time: above 1, the compiled head is faster."""
         return self.eager_us / self.compiled_us
 
+    @property
+    def ratio(self) -> float:
+        """The speedup as printed, to two decimals: every sentence is chosen from the printed value."""
+        return round(self.speedup, 2)
+
 
 def verdict(row: Timing) -> str:
-    """`faster`, `slower` or `same` for the compiled head at this batch size."""
-    if row.speedup > 1 + SAME_BAND:
+    """`faster`, `slower` or `same` for the compiled head at this batch size, read on the printed ratio."""
+    if row.ratio > 1 + SAME_BAND:
         return "faster"
-    if row.speedup < 1 - SAME_BAND:
+    if row.ratio < 1 - SAME_BAND:
         return "slower"
     return "same"
 
 
-def interpret(rows: list[Timing]) -> dict[str, str]:
-    """One sentence per language (`en`, `es`) that reads the measured numbers; the numbers choose it.
+def _batches(rows: list[Timing], language: str) -> str:
+    sizes = [str(r.batch) for r in rows]
+    joined = sizes[0] if len(sizes) == 1 else ", ".join(sizes[:-1]) + {"en": " and ", "es": " y "}[language] + sizes[-1]
+    return {"en": "batch " if len(sizes) == 1 else "batches ", "es": "el lote " if len(sizes) == 1 else "los lotes "}[
+        language] + joined
 
-    Rows must be sorted by batch size. When the compiled head is slower at every batch size, a gap (compiled
-    minus eager) that stays within a factor of 2 across batch sizes reads as a fixed cost per call; a gap that
-    grows beyond that, never shrinking from one batch size to the next, reads as slower arithmetic; any other
-    gap is described without a trend.
+
+def _trend(rows: list[Timing]) -> str:
+    """How the printed ratios move as the batch grows: `up`, `down`, `flat` or `none` (neither)."""
+    ratios = [r.ratio for r in rows]
+    pairs = list(zip(ratios, ratios[1:]))
+    if len(ratios) < 2:
+        return "none"
+    if all(b > a for a, b in pairs):
+        return "up"
+    if all(b < a for a, b in pairs):
+        return "down"
+    if all(b == a for a, b in pairs):
+        return "flat"
+    return "none"
+
+
+def interpret(rows: list[Timing]) -> dict[str, str]:
+    """Sentences per language (`en`, `es`) that state what the printed ratios show, and nothing they do not.
+
+    Rows must be sorted by batch size. Everything is read from the ratio as printed (two decimals): which batch
+    sizes were faster, slower or within 5 % (0.95 to 1.05), whether the ratio rose or fell at every step, and,
+    when every batch size below some size was not faster and every one from it on was, that size. No sentence
+    names a cause: the numbers cannot tell one apart.
     """
     verdicts = [verdict(r) for r in rows]
-    kinds = set(verdicts)
-    gaps = [r.compiled_us - r.eager_us for r in rows]
-    small, large = rows[0], rows[-1]
-    if kinds == {"faster"}:
-        en = (f"The compiled head was faster at every batch size measured, {small.speedup:.2f}x at batch {small.batch} "
-              f"and {large.speedup:.2f}x at batch {large.batch}.")
-        es = (f"La cabeza compilada fue más rápida en todos los tamaños de lote medidos: {small.speedup:.2f}x con lote "
-              f"{small.batch} y {large.speedup:.2f}x con lote {large.batch}.")
-    elif kinds == {"slower"} and max(gaps) <= 2 * min(gaps):
-        en = (f"The compiled head was slower at every batch size, by {min(gaps):.0f} to {max(gaps):.0f} µs per call "
-              "whatever the batch: a fixed cost per call (guards, the wrapper, one more kernel launch), not slower "
-              "arithmetic.")
-        es = (f"La cabeza compilada fue más lenta en todos los tamaños de lote, entre {min(gaps):.0f} y "
-              f"{max(gaps):.0f} µs por llamada sea cual sea el lote: un coste fijo por llamada (guardas, el wrapper, "
-              "un lanzamiento de kernel más), no una aritmética más lenta.")
-    elif kinds == {"slower"} and gaps == sorted(gaps):
-        en = (f"The compiled head was slower at every batch size, and the gap grows with the batch, from "
-              f"{gaps[0]:.0f} µs at batch {small.batch} to {gaps[-1]:.0f} µs at batch {large.batch}: besides a fixed "
-              "cost per call, the generated code does the same work more slowly than eager's kernels on this machine.")
-        es = (f"La cabeza compilada fue más lenta en todos los tamaños de lote, y la diferencia crece con el lote, de "
-              f"{gaps[0]:.0f} µs con lote {small.batch} a {gaps[-1]:.0f} µs con lote {large.batch}: además de un "
-              "coste fijo por llamada, el código generado hace el mismo trabajo más despacio que los kernels de eager "
-              "en esta máquina.")
-    elif kinds == {"slower"}:
-        en = (f"The compiled head was slower at every batch size, by {min(gaps):.0f} to {max(gaps):.0f} µs per "
-              "call, with a gap that neither stays within a factor of two nor grows steadily with the batch.")
-        es = (f"La cabeza compilada fue más lenta en todos los tamaños de lote, entre {min(gaps):.0f} y "
-              f"{max(gaps):.0f} µs por llamada, con una diferencia que ni se mantiene dentro de un factor de dos ni "
-              "crece de forma regular con el lote.")
-    elif kinds == {"same"}:
-        en = "Eager and compiled were within 5 % of each other at every batch size: no measurable difference."
-        es = "Eager y compilado quedaron a menos de un 5 % en todos los tamaños de lote: ninguna diferencia medible."
-    else:
-        first_gain = next(r.batch for r, v in zip(rows, verdicts) if v == "faster") if "faster" in kinds else None
-        if first_gain is not None and all((v == "faster") == (r.batch >= first_gain) for r, v in zip(rows, verdicts)):
-            en = (f"Compiling paid off only from batch {first_gain} on: below it, the fixed cost of a compiled call "
-                  "outweighs what the fused kernel saves.")
-            es = (f"Compilar solo compensó a partir del lote {first_gain}: por debajo, el coste fijo de una llamada "
-                  "compilada pesa más que lo que ahorra el kernel fusionado.")
+    by_kind = {kind: [r for r, v in zip(rows, verdicts) if v == kind] for kind in ("faster", "slower", "same")}
+    kinds = {v for v in verdicts}
+    trend = _trend(rows)
+    text = {}
+    for lang in ("en", "es"):
+        parts = []
+        if kinds == {"faster"} and len(rows) > 1:
+            parts.append({"en": "The compiled head was faster at every batch size measured.",
+                          "es": "La cabeza compilada fue más rápida en todos los tamaños de lote medidos."}[lang])
+        elif kinds == {"slower"} and len(rows) > 1:
+            parts.append({"en": "The compiled head was slower at every batch size measured.",
+                          "es": "La cabeza compilada fue más lenta en todos los tamaños de lote medidos."}[lang])
+        elif kinds == {"same"} and len(rows) > 1:
+            parts.append({"en": "Eager and compiled were within 5 % of each other at every batch size measured.",
+                          "es": "Eager y compilado quedaron dentro de un 5 % el uno del otro en todos los tamaños de "
+                                "lote medidos."}[lang])
         else:
-            en = ("The results were mixed, with no trend in batch size: at this scale the difference is mostly "
-                  "noise and overhead.")
-            es = ("Los resultados fueron mixtos, sin tendencia con el tamaño de lote: a esta escala la diferencia es "
-                  "sobre todo ruido y sobrecoste.")
-    ratios_en = "; ".join(f"batch {r.batch}: {r.speedup:.2f}" for r in rows)
-    ratios_es = "; ".join(f"lote {r.batch}: {r.speedup:.2f}" for r in rows)
-    return {"en": f"{en} Eager time over compiled time: {ratios_en}.",
-            "es": f"{es} Tiempo eager entre tiempo compilado: {ratios_es}."}
+            said = []
+            for kind, en, es in (("faster", "faster at", "más rápida con"), ("slower", "slower at", "más lenta con"),
+                                 ("same", "within 5 % of eager at", "dentro de un 5 % de eager con")):
+                if by_kind[kind]:
+                    said.append(f"{en if lang == 'en' else es} {_batches(by_kind[kind], lang)}")
+            sep = {"en": ", ", "es": ", "}[lang]
+            parts.append({"en": "The compiled head was ", "es": "La cabeza compilada fue "}[lang] + sep.join(said) + ".")
+            first = next((i for i, v in enumerate(verdicts) if v == "faster"), None)
+            if first and all(v == "faster" for v in verdicts[first:]):
+                parts.append({"en": f"Compiling paid off from batch {rows[first].batch} on, and not below it.",
+                              "es": f"Compilar compensó a partir del lote {rows[first].batch}, y no por debajo."}[lang])
+        if len(rows) > 1:
+            lo, hi = number(rows[0].ratio, ".2f", lang), number(rows[-1].ratio, ".2f", lang)
+            parts.append({
+                "up": {"en": f"The ratio rose at every step, from {lo} to {hi}, as the batch grew.",
+                       "es": f"La razón subió en cada paso, de {lo} a {hi}, al crecer el lote."},
+                "down": {"en": f"The ratio fell at every step, from {lo} to {hi}, as the batch grew.",
+                         "es": f"La razón bajó en cada paso, de {lo} a {hi}, al crecer el lote."},
+                "flat": {"en": f"The ratio was {lo} at every batch size.",
+                         "es": f"La razón fue {lo} en todos los tamaños de lote."},
+                "none": {"en": "The ratio did not move the same way at every step as the batch grew.",
+                         "es": "La razón no se movió en el mismo sentido en cada paso al crecer el lote."},
+            }[trend][lang])
+        ratios = "; ".join(f"{_batches([r], lang).removeprefix('el ')}: {number(r.ratio, '.2f', lang)}" for r in rows)
+        parts.insert(0, {"en": f"Eager time over compiled time (the ratio): {ratios}.",
+                         "es": f"Tiempo eager entre tiempo compilado (la razón): {ratios}."}[lang])
+        text[lang] = " ".join(parts)
+    return text
 
 
 def render_table(rows: list[Timing]) -> str:
-    """The numbers as a Markdown table."""
-    lines = ["| batch | eager (µs) | compiled (µs) | eager / compiled |", "| ---: | ---: | ---: | ---: |"]
-    lines += [f"| {r.batch} | {r.eager_us:.1f} | {r.compiled_us:.1f} | {r.speedup:.2f} |" for r in rows]
+    """The numbers as a Markdown table, in every language (`words`: decimal commas in Spanish)."""
+    lines = [words(en="| batch | eager (µs) | compiled (µs) | eager / compiled |",
+                   es="| lote | eager (µs) | compilado (µs) | eager / compilado |"), "| ---: | ---: | ---: | ---: |"]
+    lines += [f"| {r.batch} | {local_number(r.eager_us, '.1f')} | {local_number(r.compiled_us, '.1f')} | "
+              f"{local_number(r.ratio, '.2f')} |" for r in rows]
     return "\n".join(lines)
 
 
@@ -121,7 +160,7 @@ SERIES = (("eager", "c1", "eager"), ("torch.compile", "accent", words(en="compil
 
 
 def _value(us: float) -> str:
-    return f"{us:.0f}" if us >= 100 else f"{us:.1f}"
+    return local_number(us, ".0f" if us >= 100 else ".1f")
 
 
 def bar_chart_svg(rows: list[Timing], title: str = TITLE) -> str:
@@ -166,7 +205,10 @@ def batch(size: int) -> str:
 
 def render_html(rows: list[Timing]) -> str:
     """The chart as a figure (its data: the numbers drawn), then the sentence the numbers chose, in every language."""
-    data = "\n".join(f"batch {r.batch}: eager {r.eager_us:.1f} µs, compiled {r.compiled_us:.1f} µs" for r in rows)
+    data = "\n".join(words(en=f"batch {r.batch}: eager {number(r.eager_us, '.1f', 'en')} µs, compiled "
+                              f"{number(r.compiled_us, '.1f', 'en')} µs",
+                           es=f"lote {r.batch}: eager {number(r.eager_us, '.1f', 'es')} µs, compilado "
+                              f"{number(r.compiled_us, '.1f', 'es')} µs") for r in rows)
     caption = words(en="Median microseconds per call at each batch size, on one thread, measured while this site was "
                        "built; the scale is logarithmic.",
                     es="Mediana de microsegundos por llamada con cada tamaño de lote, en un hilo, medida durante la "
