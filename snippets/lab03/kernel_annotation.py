@@ -52,7 +52,7 @@ def kernel_claims():
                        "and the kernel starts from those logits.",
                     es="El producto de matrices sigue siendo una llamada a la biblioteca: el wrapper llama a "
                        "`extern_kernels.addmm` con salida en `buf0`, y el kernel parte de esos logits."),
-              (Check("wrapper", r"^extern_kernels\.addmm\(.*out=buf0\)$", 1), Check("wrapper", rf"^{KERNEL}\(buf0, ", 1))),
+              (Check("wrapper", r"^extern_kernels\.addmm\(.*out=buf0\)\Z", 1), Check("wrapper", rf"^{KERNEL}\(buf0, ", 1))),
         Claim(words(en="Three passes, not one", es="Tres pasadas, no una"),
               words(en="Each row is walked three times inside the kernel: once for the max, once for exp and sum, once "
                        "to divide.",
@@ -93,7 +93,7 @@ def kernel_claims():
                     es="Las probabilidades se guardan de 8 en 8 en `out_ptr2 + x1 + 600*x0`: el `buf4` del wrapper, el "
                        "resultado (2, 600) que devuelve."),
               (Check("kernel", r"\.store\(out_ptr2 \+ static_cast<int64_t>\(x1 \+ 600L\*x0\)\);", 1),
-               Check("wrapper", r"^buf4 = empty_strided_cpu\(\(2, 600\)", 1), Check("wrapper", r"^return \(buf4, \)$", 1))),
+               Check("wrapper", r"^buf4 = empty_strided_cpu\(\(2, 600\)", 1), Check("wrapper", r"^return \(buf4, \)\Z", 1))),
         Claim(words(en="What is not materialised", es="Qué no se materializa"),
               words(en="`exp(x - max)` never becomes a tensor: it goes to a per-thread scratch array of 600 floats "
                        "(`local_buffer_data_0`), written in the second pass and read in the third. The wrapper allocates "

@@ -414,6 +414,7 @@ def finish(state: BuildState) -> str:
 def stopped(state: BuildState, error: Exception) -> None:
     """A build stopped before its end: still write the report of what ran, so that a red run can be read."""
     if not state.reported:
+        state.report.traced_blocks = len(state.checks)
         state.report.write(state.settings.root,
                            f"The build stopped before checking every page: {type(error).__name__}: {error}")
         state.reported = True
