@@ -434,37 +434,3 @@ def test_a_run_past_its_timeout_is_killed(tmp_path, monkeypatch):
 def test_results_written_by_every_rank_stand_when_the_ranks_then_fail_to_exit(rank_fn):
     assert run_ranks(rank_fn, timeout=600) == [{"rank": 0}, {"rank": 1}]
 
-
-def _counted_both_ways():
-    """A DDP step and a tensor-parallel block, counted by CommDebugMode and by the pages' AskedCollectives."""
-    import torch
-    import torch.distributed as dist
-    import torch.nn as nn
-    from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.tensor.debug import CommDebugMode
-    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
-    from torch.nn.parallel import DistributedDataParallel
-
-    from snippets.distributed.observe import AskedCollectives
-
-    dist.init_process_group("gloo")
-    torch.manual_seed(0)
-    results = {}
-    for name in ("ddp", "tp"):
-        if name == "ddp":
-            model = DistributedDataParallel(nn.Linear(8, 4))
-        else:
-            mesh = init_device_mesh("cpu", (2,))
-            model = parallelize_module(nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)), mesh,
-                                       {"0": ColwiseParallel(), "2": RowwiseParallel()})
-        reference, asked = CommDebugMode(), AskedCollectives()
-        with reference, asked:
-            model(torch.randn(3, 8)).sum().backward()
-        results[name] = [{str(op): n for op, n in reference.get_comm_counts().items() if n}, dict(asked.counts)]
-    return results
-
-
-def test_asked_collectives_counts_what_comm_debug_mode_counts():
-    for rank in run_ranks(_counted_both_ways):
-        for name, (reference, asked) in rank.items():
-            assert reference and asked == reference, name

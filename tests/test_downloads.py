@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -168,14 +169,15 @@ def test_every_course_page_offers_downloads_in_both_languages_with_the_same_code
 
 @pytest.fixture(scope="module")
 def reader(tmp_path_factory):
-    """The reader's Python (torch and the notebook runner only) and a folder outside the checkout to run in."""
-    return notebooks.reader_python(), tmp_path_factory.mktemp("notebooks")
+    """A folder outside the checkout to run notebooks in (each in the reader's virtualenv: torch, the notebook
+    runner, and only what its page requires)."""
+    return tmp_path_factory.mktemp("notebooks")
 
 
 @pytest.mark.notebooks
 @pytest.mark.parametrize("page", [p for p in notebooks.course_pages() if p.startswith("theory/")])
 def test_a_theory_notebook_prints_what_the_page_shows(page, reader):
-    outcomes = notebooks.run(page, *reader)
+    outcomes = notebooks.run(page, reader)
     blocks = [o for o in outcomes if o.role in {"setup", "block"}]
     assert blocks and not [f"{o.block}: {o.error}" for o in outcomes if o.error]
     assert [o.block for o in blocks if o.expected is not None and not o.same] == []
@@ -186,7 +188,7 @@ def test_a_theory_notebook_prints_what_the_page_shows(page, reader):
 @pytest.mark.notebooks
 @pytest.mark.parametrize("page", [p for p in notebooks.course_pages() if p.startswith("labs/")])
 def test_a_lab_with_the_solutions_filled_in_gets_right_from_every_check(page, reader):
-    outcomes = notebooks.run(page, *reader, learner=True, filled=True)
+    outcomes = notebooks.run(page, reader, learner=True, filled=True)
     assert not [f"{o.block}: {o.error}" for o in outcomes if o.error]
     checks = [o for o in outcomes if o.role == "check"]
     assert checks
@@ -198,8 +200,64 @@ def test_a_lab_with_the_solutions_filled_in_gets_right_from_every_check(page, re
 @pytest.mark.notebooks
 @pytest.mark.parametrize("page", [p for p in notebooks.course_pages() if p.startswith("labs/")])
 def test_an_empty_learner_notebook_runs_to_the_end_saying_not_done_yet(page, reader):
-    outcomes = notebooks.run(page, *reader, learner=True)
+    outcomes = notebooks.run(page, reader, learner=True)
     assert not [f"{o.block}: {o.error}" for o in outcomes if o.error]
     tasks = {o.block for o in outcomes if o.role == "answer"}
     verdicts = {o.block: o.verdict for o in outcomes if o.role == "check" and o.block in tasks}
     assert tasks and all(v.startswith(TEXT["en"]["not_done"]) for v in verdicts.values()), verdicts
+
+
+def test_only_the_pages_that_run_torchs_pipeline_ask_for_numpy():
+    asking = {page: notebooks.requirements(page) for page in notebooks.course_pages()}
+    assert {page for page, needs in asking.items() if needs} == {"theory/04-distributed.md",
+                                                                  "labs/03-compile-and-survey.md"}
+    assert set(asking.values()) == {(), ("numpy",)}
+    assert not any(pin.startswith("numpy") for pin in notebooks.reader_pins())  # the other pages: torch alone
+
+
+def test_a_page_that_requires_a_package_says_so_in_its_downloads_line():
+    files = notebooks.downloads("theory/04-distributed.md", "en")
+    assert all(f.requires == ("numpy",) for f in files)
+    line = download.links_paragraph(files, "en", "2.13.0")
+    assert "pip install torch==2.13.0 numpy jupyter" in line
+    assert "torch==2.13.0 jupyter" in download.links_paragraph(notebooks.downloads("theory/01-dispatcher-and-aten.md",
+                                                                                 "en"), "en", "2.13.0")
+
+
+def test_the_pipeline_needs_numpy_where_the_page_says():
+    import torch.distributed as dist
+
+    root = Path(dist.__file__).parent
+    assert "dist.recv_object_list(" in (root / "pipelining" / "stage.py").read_text().splitlines()[1723 - 1]
+    assert "tensor.numpy()" in (root / "distributed_c10d.py").read_text().splitlines()[3434 - 1]
+
+
+@pytest.mark.notebooks
+def test_without_numpy_a_tensor_cannot_become_the_bytes_recv_object_list_unpickles(tmp_path):
+    import subprocess
+
+    python = notebooks.reader_python()
+    probe = "import torch\ntry:\n    torch.zeros(2, dtype=torch.uint8).numpy()\nexcept RuntimeError as e:\n    print(e)\n"
+    out = subprocess.run([str(python), "-I", "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert out.stdout.strip() == "Numpy is not available"
+
+
+def test_a_notebook_compiles_each_cell_as_one_unit_so_the_bytecode_is_the_pages():
+    import ast
+    import dis
+    from types import SimpleNamespace
+
+    shell = SimpleNamespace(events=SimpleNamespace(register=lambda *a: None), ast_transformers=[])
+    exec(download.state_cell("en", download.Pins(2, 2, 8, "avx2")), {"get_ipython": lambda: shell})
+    (whole_cell,) = shell.ast_transformers
+    source = "import torch\n\ndef head(x):\n    return torch.softmax(x, dim=-1)\n"
+
+    def ops(module: ast.Module) -> list[str]:
+        namespace: dict = {}
+        exec(compile(module, "<cell>", "exec"), namespace)
+        return [f"{i.opname} {i.argrepr}" for i in dis.get_instructions(namespace["head"])]
+
+    as_script = ops(ast.parse(source))
+    statement_by_statement = ops(ast.Module([ast.parse(source).body[1]], []))  # how IPython compiles a cell
+    assert "LOAD_GLOBAL NULL + torch" in as_script and "LOAD_METHOD softmax" in statement_by_statement
+    assert ops(ast.Module([whole_cell.visit(ast.parse(source)).body[0]], [])) == as_script

@@ -89,3 +89,14 @@ def test_normalising_is_idempotent():
     for name in ["grad_fn_repr.txt", "dispatch_table_addmm.txt", "profiler_table.txt", "torch_logs.txt"]:
         once = normalise(sample(name))
         assert normalise(once) == once
+
+
+def test_a_blocks_file_name_and_a_notebook_cells_are_the_same_cell():
+    from hood.engine.normalize import normalise_text
+
+    build = "# File: <theory/03-compile.md#setup>:27 in head, code: return torch.softmax(F.linear(x, W, b), dim=-1)"
+    notebook = "# File: /tmp/ipykernel_24011/2106551638.py:27 in head, code: return torch.softmax(F.linear(x, W, b), dim=-1)"
+    assert normalise_text(build) == normalise_text(notebook) == (
+        "# File: <cell>:27 in head, code: return torch.softmax(F.linear(x, W, b), dim=-1)")
+    assert normalise_text("Graph break in user code at <theory/03-compile.md#graph-break>") == \
+        "Graph break in user code at <cell>"

@@ -24,7 +24,8 @@ from pathlib import Path
 from hood.capture.common import localize
 from hood.engine.blocks import expand_includes
 from hood.engine.download import (
-    NORMALISER_INCLUDE, TEXT, Cell, Download, Pins, notebook, page_cells, page_downloads, read_page)
+    NORMALISER_INCLUDE, TEXT, Cell, Download, Pins, notebook, page_cells, page_downloads, page_requirements,
+    read_page)
 from hood.engine.fingerprint import torch_build
 from hood.engine.normalize import normalise
 from hood.engine.settings import Settings
@@ -35,16 +36,17 @@ DOCS = ROOT / "docs"
 LANGUAGES = ("en", "es")
 
 
-def reader_pins() -> list[str]:
-    """What a reader installs: the pinned torch and the notebook runner (`[project.optional-dependencies] reader`)."""
+def reader_pins(requires: tuple[str, ...] = ()) -> list[str]:
+    """What a reader installs: the pinned torch, the notebook runner (`[project.optional-dependencies] reader`)
+    and the packages a page `requires`, at the project's pins."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    torch_pin = next(pin for pin in project["dependencies"] if pin.startswith("torch=="))
-    return [torch_pin, *project["optional-dependencies"]["reader"]]
+    pin = {p.split("==")[0]: p for p in project["dependencies"]}
+    return [pin["torch"], *project["optional-dependencies"]["reader"], *(pin[name] for name in requires)]
 
 
-def reader_python() -> Path:
-    """The Python of the reader's virtualenv, created on first use (keyed on its pins)."""
-    pins = reader_pins()
+def reader_python(requires: tuple[str, ...] = ()) -> Path:
+    """The Python of the reader's virtualenv (with what a page `requires`), created on first use, keyed on its pins."""
+    pins = reader_pins(requires)
     venv = ROOT / ".cache" / "notebooks" / ("venv-" + hashlib.sha256(" ".join(pins).encode()).hexdigest()[:12])
     python = venv / "bin" / "python"
     if not (venv / ".installed").is_file():
@@ -144,9 +146,16 @@ class Outcome:
         return self.expected is not None and normalise(self.printed) == self.expected
 
 
-def run(page: str, python: Path, out: Path, language: str = "en", *, learner: bool = False,
+def requirements(page: str, language: str = "en") -> tuple[str, ...]:
+    """What the page's downloads need besides torch (the setup block's `requires` option)."""
+    return page_requirements(read_page(_text(page, language), _inputs(page, language)["snippets_config"]))
+
+
+def run(page: str, out: Path, language: str = "en", *, learner: bool = False,
         filled: bool = False) -> list[Outcome]:
-    """Write one notebook of `page`, execute it under `python` and return each code cell's outcome."""
+    """Write one notebook of `page`, execute it in the reader's virtualenv (with what the page requires, nothing
+    else) and return each code cell's outcome."""
+    python = reader_python(requirements(page, language))
     kind = "-learner" if learner else ""
     path = out / f"{Path(page).stem}-{language}{kind}{'-filled' if filled else ''}.ipynb"
     out.mkdir(parents=True, exist_ok=True)
@@ -172,11 +181,11 @@ def main() -> int:
     parser.add_argument("pages", nargs="*", help="pages such as theory/01-dispatcher-and-aten.md (default: all)")
     parser.add_argument("--language", default="en", choices=LANGUAGES)
     args = parser.parse_args()
-    out, python, failures = ROOT / ".cache" / "notebooks" / "out", reader_python(), 0
+    out, failures = ROOT / ".cache" / "notebooks" / "out", 0
     right = TEXT[args.language]["right"]
     for page in args.pages or course_pages():
         lab = page.startswith("labs/")
-        for outcome in run(page, python, out, args.language, learner=lab, filled=lab):
+        for outcome in run(page, out, args.language, learner=lab, filled=lab):
             if outcome.role == "check":
                 good = outcome.verdict == right or outcome.verdict.startswith(TEXT[args.language]["timing"][:6])
             elif outcome.expected is not None:

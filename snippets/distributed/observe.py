@@ -1,14 +1,14 @@
-"""What a rank can observe: the calls gloo ran and their sizes (profiler), the collectives asked for (counted as
-CommDebugMode counts them), what it holds (shards, bytes) and the order it computed pipeline micro-batches in."""
+"""What a rank can observe: the calls gloo ran and their sizes (profiler), the collectives asked for
+(CommDebugMode), what it holds (shards, bytes) and the order it computed pipeline micro-batches in."""
 
 # --8<-- [start:body]
 import math
 import re
-from collections import Counter
 from contextlib import contextmanager
 
 import torch
 from torch.distributed.tensor import DTensor
+from torch.distributed.tensor.debug import CommDebugMode
 from torch.profiler import ProfilerActivity, profile
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -32,49 +32,18 @@ def gloo_calls(prof):
     return {name: sorted(sizes) for name, sizes in sorted(calls.items())}
 
 
-COLLECTIVES = {
-    *(f"c10d.{name}" for name in (
-        "_allgather_base_", "_reduce_scatter_base_", "allgather_", "allgather_coalesced_",
-        "allgather_into_tensor_coalesced_", "allreduce_", "allreduce_coalesced_", "alltoall_", "alltoall_base_",
-        "broadcast_", "gather_", "scatter_", "reduce_", "reduce_scatter_", "reduce_scatter_tensor_coalesced_")),
-    *(f"c10d_functional.{name}" for name in (
-        "all_gather_into_tensor", "all_gather_into_tensor_coalesced", "all_reduce", "all_reduce_coalesced",
-        "all_to_all_single", "broadcast", "reduce_scatter_tensor", "reduce_scatter_tensor_coalesced")),
-    "_dtensor.shard_dim_alltoall",
-}
-"""The operators `torch.distributed.tensor.debug.CommDebugMode` counts as collectives (its `c10d_collective_ops`
-and functional collectives), by name."""
-
-
-class AskedCollectives(TorchDispatchMode):
-    """Count the collectives a region asks for, by operator, as `CommDebugMode` counts them.
-
-    `CommDebugMode`'s package imports numpy, which torch does not install; this mode does the counting part of it
-    with torch alone: DTensor calls are let through to be decomposed, and every collective below them is counted
-    under its name (the `_c10d_functional` operators under the `c10d_functional` name, as `CommDebugMode` does).
-    """
-
-    def __init__(self):
-        super().__init__()
-        self.counts = Counter()
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if any(t is DTensor for t in types):
-            return NotImplemented  # DTensor turns the call into local operators and collectives, seen next
-        out = func(*args, **(kwargs or {}))
-        name = str(getattr(func, "_overloadpacket", func)).replace("_c10d_functional.", "c10d_functional.", 1)
-        if name in COLLECTIVES:
-            self.counts[name] += 1
-        return out
+def comm_counts(comm_mode):
+    """Collectives a region asked for, by operator, as `torch.distributed.tensor.debug.CommDebugMode` counted them."""
+    return {str(op): n for op, n in sorted(comm_mode.get_comm_counts().items(), key=lambda kv: str(kv[0])) if n}
 
 
 @contextmanager
 def observing(region):
     """Both observations of a region; the yielded dict is filled when the region ends."""
-    seen, asked = {}, AskedCollectives()
-    with profiled() as prof, asked:
+    seen, comm_mode = {}, CommDebugMode()
+    with profiled() as prof, comm_mode:
         yield seen
-    seen[f"{region} asks for"] = dict(sorted(asked.counts.items()))
+    seen[f"{region} asks for"] = comm_counts(comm_mode)
     seen[f"{region}, gloo runs (bytes each)"] = gloo_calls(prof)
 
 

@@ -52,6 +52,9 @@ EN = {
                      "solutions": "solutions notebook", "solutions_script": "solutions script"},
             "downloads": "Take this page away: {links}. Each runs with torch {torch} alone "
                          "(<code>pip install torch=={torch} jupyter</code>).",
+            "downloads_with": "Take this page away: {links}. Each runs with torch {torch} and {needs}, which a "
+                              "torch feature of this page imports (<code>pip install torch=={torch} {needs} "
+                              "jupyter</code>).",
         },
 }
 
@@ -107,6 +110,9 @@ ES = {
                      "solutions": "notebook de soluciones", "solutions_script": "script de soluciones"},
             "downloads": "Llévate esta página: {links}. Cada uno funciona solo con torch {torch} "
                          "(<code>pip install torch=={torch} jupyter</code>).",
+            "downloads_with": "Llévate esta página: {links}. Cada uno funciona con torch {torch} y {needs}, que "
+                              "importa una función de torch de esta página (<code>pip install torch=={torch} "
+                              "{needs} jupyter</code>).",
         },
 }
 

@@ -186,8 +186,23 @@ def known_state(*_):
     torch.set_num_threads({pins.threads})
 
 
+import ast
+
+
+class WholeCell(ast.NodeTransformer):
+    """Compile a cell as one unit, as Python compiles a script or a block of the site. IPython compiles a cell
+    statement by statement, and CPython 3.11 then emits other bytecode for `torch.softmax(...)` inside a function
+    (LOAD_METHOD instead of LOAD_ATTR after `LOAD_GLOBAL NULL + torch`), which Dynamo's pages show."""
+
+    def visit_Module(self, node):
+        if node.body and not any(isinstance(n, ast.ImportFrom) and n.module == "__future__" for n in node.body):
+            node.body = [ast.If(test=ast.Constant(True), body=node.body, orelse=[])]
+        return ast.fix_missing_locations(node)
+
+
 try:
     get_ipython().events.register("pre_run_cell", known_state)  # every cell, as every block on the site
+    get_ipython().ast_transformers.append(WholeCell())
 except NameError:  # a script: it calls known_state() before each block
     pass
 known_state()
@@ -299,11 +314,19 @@ def _stub(node: ast.FunctionDef | ast.ClassDef, lines: list[str], method: bool =
 
 @dataclass(frozen=True)
 class Download:
-    """One file a page offers: its name and its text."""
+    """One file a page offers: its name, its text, and what it needs besides torch (`requires`)."""
 
     name: str
     kind: str
     text: str
+    requires: tuple[str, ...] = ()
+
+
+def page_requirements(items: list[Prose | Code]) -> tuple[str, ...]:
+    """What the page's downloads need besides torch and a notebook runner: the setup block's `requires` option
+    (`requires="numpy"`), for a page whose torch features import another package."""
+    setup = next((item for item in items if isinstance(item, Code) and _is_setup(item)), None)
+    return tuple(setup.options.get("requires", "").split()) if setup else ()
 
 
 def _is_setup(item: Code) -> bool:
@@ -449,17 +472,21 @@ def page_downloads(page: str, text: str, *, language: str, snippets_config: dict
     common = dict(language=language, pins=pins, torch_version=torch_version, normaliser=normaliser,
                   expected=expected, where=where)
     solutions = page_cells(items, learner=False, **common)
+    needs = page_requirements(items)
     if not is_lab(page):
-        return [Download(names["notebook"], "notebook", notebook(solutions, language)),
-                Download(names["script"], "script", script(solutions))]
+        return [Download(names["notebook"], "notebook", notebook(solutions, language), needs),
+                Download(names["script"], "script", script(solutions), needs)]
     learner = page_cells(items, learner=True, **common)
-    return [Download(names["learner"], "learner", notebook(learner, language)),
-            Download(names["solutions"], "solutions", notebook(solutions, language)),
-            Download(names["solutions_script"], "solutions_script", script(solutions))]
+    return [Download(names["learner"], "learner", notebook(learner, language), needs),
+            Download(names["solutions"], "solutions", notebook(solutions, language), needs),
+            Download(names["solutions_script"], "solutions_script", script(solutions), needs)]
 
 
 def links_paragraph(downloads: list[Download], language: str, torch_version: str) -> str:
     """The HTML paragraph near a page's top that offers its downloads."""
     words = TEXT[language]
     links = " · ".join(f'<a href="{d.name}" download="{d.name}">{words["kind"][d.kind]}</a>' for d in downloads)
-    return f'<p class="hood-downloads" data-search-exclude>{words["downloads"].format(links=links, torch=torch_version)}</p>'
+    needs = downloads[0].requires if downloads else ()
+    text = (words["downloads_with"].format(links=links, torch=torch_version, needs=" ".join(needs)) if needs
+            else words["downloads"].format(links=links, torch=torch_version))
+    return f'<p class="hood-downloads" data-search-exclude>{text}</p>'
