@@ -79,13 +79,13 @@ def survey_runs():
 def distributed_report(written, runs):
     """DISTRIBUTED.md: a section per pattern (the survey's paragraph, then what its two ranks returned), then the
     choice for the MiniGPT."""
-    parts = [words(en="# The four distributed patterns", es="# Los cuatro patrones distribuidos"), ""]
+    parts = ["# " + words(en="The four distributed patterns", es="Los cuatro patrones distribuidos"), ""]
     for name, results in runs.items():
         parts += [f"## {name}", "", written.get(name, ""), "",
                   words(en="What the two ranks returned (gloo, 127.0.0.1):",
                         es="Lo que devolvieron los dos ranks (gloo, 127.0.0.1):"), "",
                   "```text", render_ranks(results), "```", ""]
-    parts += [words(en="## The choice for the MiniGPT", es="## La elección para el MiniGPT"), "",
+    parts += ["## " + words(en="The choice for the MiniGPT", es="La elección para el MiniGPT"), "",
               written.get("MiniGPT", ""), ""]
     return "\n".join(parts)
 # --8<-- [end:body]

@@ -48,7 +48,7 @@ RULES: tuple[Rule, ...] = (
         r"<torch-src>/\1:<line>",
     ),
     _rule("site-packages", r"/[^\s\"']*?/site-packages/([\w/.+-]+?\.py)(?::\d+)?", r"<site-packages>/\1:<line>"),
-    _rule("block-file", r"<[\w./-]+\.md#[\w.-]+>|/tmp/ipykernel_\d+/\d+\.py", "<cell>"),
+    _rule("block-file", r"(?:<[\w./-]+\.md#[\w.-]+>|/tmp/ipykernel_\d+/\d+\.py)(?::\d+)?", "<cell>"),
     _rule("tmp-path", r"/tmp/[\w/.+-]+?(\.py)?(?::\d+)?(?=[\s\"',)]|$)", r"<tmp>\1", re.MULTILINE),
     _rule("python-line", r'(File "[^"]+", line )\d+', r"\1<line>"),
     _rule("address", r"\b0x[0-9a-fA-F]{6,}\b", "0x<addr>"),
