@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 HOST := 127.0.0.1:8000
 
-.PHONY: serve build test bless lens bench audit translated setup browser clean
+.PHONY: serve build test check bless lens bench audit translated setup browser clean
 
 # Create the virtualenv and install the exact pins (again only when pyproject.toml changes).
 $(STAMP): pyproject.toml
@@ -41,6 +41,10 @@ bless: $(STAMP)
 # The whole suite, strict site build and browser tests included.
 test: $(STAMP) browser
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The inner loop: every test but the site build, small builds, the audit, the browser, distributed runs and notebooks.
+check: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m pytest -q -m "not site and not build and not audit and not browser and not distributed and not notebooks" $(PYTEST_ARGS)
 
 # After bringing a Spanish page up to date with its English page: make translated PAGE=theory/01-dispatcher-and-aten.md
 translated: $(STAMP)

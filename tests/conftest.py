@@ -9,6 +9,27 @@ import torch
 
 from tests.sitekit import ROOT, Build, build, copy_project
 
+MARKED_MODULES = {
+    "build": {"test_build_engine", "test_build_errors", "test_build_runtime", "test_serve"},
+    "audit": {"test_audit"},
+    "browser": {"test_browser", "test_browser_figures"},
+    "distributed": {"test_distributed", "test_distributed_buckets"},
+}
+"""Marks given by module (see `pyproject.toml`): `make check` leaves these out; `site` is given to every test that
+reads the real site's build."""
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Mark each test with what it needs, so that `-m` selects by cost: the site build, small builds, the audit,
+    the browser, distributed runs."""
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1]
+        for mark, modules in MARKED_MODULES.items():
+            if module in modules:
+                item.add_marker(mark)
+        if "site_build" in item.fixturenames:
+            item.add_marker("site")
+
 
 @pytest.fixture(scope="session")
 def site_build(tmp_path_factory) -> Build:

@@ -261,3 +261,21 @@ def test_a_notebook_compiles_each_cell_as_one_unit_so_the_bytecode_is_the_pages(
     statement_by_statement = ops(ast.Module([ast.parse(source).body[1]], []))  # how IPython compiles a cell
     assert "LOAD_GLOBAL NULL + torch" in as_script and "LOAD_METHOD softmax" in statement_by_statement
     assert ops(ast.Module([whole_cell.visit(ast.parse(source)).body[0]], [])) == as_script
+
+
+def test_a_prediction_check_answers_not_done_right_or_wrong_whatever_the_guess_type():
+    namespace: dict = {}
+    exec(download.checks_cell("en", "2.13.0", "def normalise_text(t):\n    return t\n"), namespace)
+    import contextlib
+    import io
+
+    def verdict(guess, real):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            namespace["check_prediction"]("n", guess, real)
+        return out.getvalue().strip()
+
+    assert verdict(None, (2, 2)) == "n: not done yet"
+    assert verdict([2, 2], (2, 2)) == "n: right: you predicted (2, 2)"
+    assert verdict(3, (2, 2)) == "n: wrong: you predicted 3; torch says (2, 2)"  # an int against a tuple
+    assert verdict(" ADInplaceOrView", "ADInplaceOrView").startswith("n: right")

@@ -134,11 +134,14 @@ class Outcome:
 
     @property
     def verdict(self) -> str:
-        """A check cell's last line after the block id (`right`, `not done yet`…); empty for other cells."""
+        """A check cell's last line after the block id, or a prediction check's after the predicted name (`right`,
+        `not done yet`…); empty for other cells."""
         lines = self.printed.strip().splitlines()
         last = lines[-1] if lines else ""
+        if self.role == "check-prediction":  # `NAME: verdict`, NAME being the predicted variable
+            return last.split(": ", 1)[1] if ": " in last else ""
         prefix = f"{self.block}: "
-        return last[len(prefix):] if self.role in {"check", "check-prediction"} and last.startswith(prefix) else ""
+        return last[len(prefix):] if self.role == "check" and last.startswith(prefix) else ""
 
     @property
     def same(self) -> bool:

@@ -255,7 +255,8 @@ def check_prediction(name, guess, real):
     """Compare your prediction with what torch computed."""
     if guess is None:
         print(f"{{name}}: {words["not_done"]}")
-    elif guess == real or (isinstance(real, (tuple, list)) and tuple(guess) == tuple(real)) or (
+    elif guess == real or (isinstance(real, (tuple, list)) and isinstance(guess, (tuple, list))
+                           and tuple(guess) == tuple(real)) or (
             isinstance(real, str) and str(guess).strip() == real.strip()):
         print(f"{{name}}: " + {words["predicted_right"]!r}.format(real=real))
     else:
