@@ -74,3 +74,20 @@ def test_the_glossary_terms_appear_as_abbr_on_the_pages(site_build, language):
     table = site_build.page(("es/" if language == "es" else "") + "reference/glossary/index.html")
     glossary_table = table[:table.index("</table>")]  # the Spanish vocabulary table follows it
     assert glossary_table.count("<tr>") == len(words) + 1
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_page_splits_a_glossary_term_with_emphasis(language):
+    """"conjunto de *inclusión*" reads as the term but gets no hover: the emphasis cuts it in two."""
+    from tests.test_translation_structure import DOCS
+
+    split = []
+    for page in sorted((DOCS / language).rglob("*.md")):
+        text = re.sub(r"```.*?```|`[^`\n]+`", " ", page.read_text(encoding="utf-8"), flags=re.DOTALL)
+        plain = re.sub(r"\*+", "", text)
+        for term in TERMS[language]:
+            for form in (f for f in term.marked if " " in f):
+                pattern = re.compile(r"(?<!\w)" + re.escape(form) + r"(?!\w)")
+                if len(pattern.findall(plain)) > len(pattern.findall(text)):
+                    split.append(f"{page.relative_to(DOCS)}: {form}")
+    assert split == []
