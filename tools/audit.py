@@ -78,8 +78,7 @@ def run_pages(project: Path, pages: list[str], threads: int | None, inductor_cac
     from hood.engine.blocks import page_blocks, snippets_config
     from hood.engine.engine import Engine
     from hood.engine.settings import Settings
-    from hood.engine.traces import check_trace, render_trace, trace_path
-    from hood.engine.normalize import normalise
+    from hood.engine.build import compare_output
 
     settings = Settings(root=project, check=True, use_cache=False, traces_dir=project / "traces")
     settings = replace(settings, threads=threads) if threads else settings
@@ -102,8 +101,7 @@ def run_pages(project: Path, pages: list[str], threads: int | None, inductor_cac
             if outcome.error is not None:
                 records.append({"page": page, "block": block.block_id, "ok": False, "diff": outcome.error})
                 continue
-            path = trace_path(settings.traces_dir, page, block.block_id)
-            check = check_trace(path, render_trace(page, block.block_id, normalise(outcome.output, root=str(project))))
+            check = compare_output(settings.traces_dir, page, block.block_id, outcome.output, project)
             records.append({"page": page, "block": block.block_id, "ok": check.ok, "diff": check.diff(project)})
         engine.end_page(page)
     return records

@@ -190,12 +190,20 @@ def run_block(code: str, returncode: int = 0, session: str | None = None, id: st
     return outcome.output
 
 
+def compare_output(traces_dir: Path, page: str, block_id: str, output: str, root: Path) -> TraceCheck:
+    """A block's output against its trace: normalised as every trace is (`root`, the project, becomes `<repo>`).
+
+    The one comparison of the build, bless and the audit (`tools.audit`)."""
+    normalised = normalize.normalise(output, root=str(root))
+    return check_trace(trace_path(traces_dir, page, block_id), render_trace(page, block_id, normalised))
+
+
 def _compare_with_trace(state: BuildState, path: Path, block_id: str, code: str, output: str) -> str:
     """Compare once per build; return the drift box (lenient builds only) and the lens boxes for this language."""
     if path not in state.checks:
         state.codes[path] = code
-        normalised = normalize.normalise(output, root=str(state.settings.root))
-        check = state.checks[path] = check_trace(path, render_trace(state.page, block_id, normalised))
+        check = state.checks[path] = compare_output(state.settings.traces_dir, state.page, block_id, output,
+                                                    state.settings.root)
         if not check.ok:
             kind = "missing trace" if check.expected is None else "drift"
             fix = (f"no trace {state.rel(path)} yet" if kind == "missing trace" else
