@@ -417,20 +417,37 @@ def _alive(pids_dir: Path) -> list[int]:
 def test_a_failing_rank_stops_the_run_and_no_rank_outlives_it(tmp_path, monkeypatch):
     monkeypatch.setenv("HOOD_TEST_PIDS", str(tmp_path))
     with pytest.raises(RankFailure, match="rank 1 gives up") as failure:
-        run_ranks(fails_on_rank_1, timeout=600)
+        run_ranks(fails_on_rank_1, timeout=600, tries=1)
     assert "a rank failed" in str(failure.value)
     assert _alive(tmp_path) == []  # the sleeping rank was stopped, not waited for
 
 
 def test_a_run_past_its_timeout_is_killed(tmp_path, monkeypatch):
     monkeypatch.setenv("HOOD_TEST_PIDS", str(tmp_path))
-    # 30 s: long enough to start both ranks on a busy machine, far shorter than their sleep
-    with pytest.raises(RankFailure, match="timed out after 30 s"):
-        run_ranks(sleeps, timeout=30)
+    # 10 s: long enough to fork both ranks on a busy machine, far shorter than their sleep; one try, not two
+    with pytest.raises(RankFailure, match="timed out after 10 s"):
+        run_ranks(sleeps, timeout=10, tries=1)
     assert _alive(tmp_path) == []
 
 
 @pytest.mark.parametrize("rank_fn", [aborts_at_exit, hangs_at_exit])
 def test_results_written_by_every_rank_stand_when_the_ranks_then_fail_to_exit(rank_fn):
-    assert run_ranks(rank_fn, timeout=600) == [{"rank": 0}, {"rank": 1}]
+    assert run_ranks(rank_fn, timeout=600, grace=2) == [{"rank": 0}, {"rank": 1}]
 
+
+
+def fails_the_first_time():
+    """Rank 1 fails on the first try only (a file marks that it has)."""
+    tried = Path(os.environ["HOOD_TEST_PIDS"], "tried")
+    if os.environ["RANK"] == "1" and not tried.exists():
+        tried.write_text("once")
+        raise ValueError("first try")
+    return {"rank": int(os.environ["RANK"])}
+
+
+def test_a_failed_run_is_tried_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOOD_TEST_PIDS", str(tmp_path))
+    with pytest.raises(RankFailure, match="first try"):
+        run_ranks(fails_the_first_time, timeout=60, tries=1)
+    (tmp_path / "tried").unlink()
+    assert run_ranks(fails_the_first_time, timeout=60, tries=2) == [{"rank": 0}, {"rank": 1}]

@@ -32,18 +32,19 @@ class RankFailure(RuntimeError):
     """A rank raised, died or outlived the timeout; the message holds what each rank printed (tracebacks too)."""
 
 
-def run_ranks(rank_fn, world_size=2, timeout=120.0):
+def run_ranks(rank_fn, world_size=2, timeout=120.0, tries=TRIES, grace=GRACE):
     """Run `rank_fn()` on `world_size` forked processes; return what each returned (a JSON-able dict), by rank.
 
     The function joins the process group itself (`dist.init_process_group("gloo")` reads the environment). If a
-    rank fails, the others are killed; if the run outlives `timeout` seconds, every rank is. A failed run is tried
-    `TRIES` times in all before `RankFailure` is raised.
+    rank fails, the others are killed; if the run outlives `timeout` seconds, every rank is; ranks still alive
+    `grace` seconds after every result was written are killed too (the results stand). A failed run is tried
+    `tries` times in all before `RankFailure` is raised.
     """
-    for attempt in range(TRIES):
+    for attempt in range(tries):
         try:
-            return _run_once(rank_fn, world_size, timeout)
+            return _run_once(rank_fn, world_size, timeout, grace)
         except RankFailure:
-            if attempt == TRIES - 1:
+            if attempt == tries - 1:
                 raise
 
 
@@ -53,7 +54,7 @@ def _free_port():
         return probe.getsockname()[1]
 
 
-def _run_once(rank_fn, world_size, timeout):
+def _run_once(rank_fn, world_size, timeout, grace):
     fork = multiprocessing.get_context("fork")
     port = _free_port()
     with tempfile.TemporaryDirectory(prefix="ranks-") as tmp:
@@ -62,7 +63,7 @@ def _run_once(rank_fn, world_size, timeout):
                  for rank in range(world_size)]
         for process in ranks:
             process.start()
-        problem = _wait(ranks, out, timeout)
+        problem = _wait(ranks, out, timeout, grace)
         for process in ranks:
             if process.is_alive():
                 process.kill()
@@ -74,13 +75,13 @@ def _run_once(rank_fn, world_size, timeout):
         return [json.loads((out / f"rank{rank}.json").read_text()) for rank in range(world_size)]
 
 
-def _wait(ranks, out, timeout):
-    """Wait until every rank has exited, or its results have stood `GRACE` seconds; "" or what went wrong."""
+def _wait(ranks, out, timeout, grace):
+    """Wait until every rank has exited, or its results have stood `grace` seconds; "" or what went wrong."""
     deadline, written_at = time.monotonic() + timeout, None
     while any(process.is_alive() for process in ranks):
         if all((out / f"rank{rank}.json").exists() for rank in range(len(ranks))):
             written_at = written_at or time.monotonic()
-            if time.monotonic() - written_at > GRACE:
+            if time.monotonic() - written_at > grace:
                 return ""
         elif any(process.exitcode not in (None, 0) for process in ranks):
             return "a rank failed"
