@@ -35,3 +35,13 @@ def test_an_in_process_check_build_fails_on_drift(tmp_path):
     result = build_in_process(project, mode="check")
     assert result.returncode == 1 and "1 of 1 traced blocks changed output" in result.output
     assert runtime.snapshot().path == sys.path
+
+
+def test_download_options_stay_out_of_the_rendered_source(tmp_path):
+    page = ('# Home\n\n```python exec="on" id="task" source="above" result="text" answer="f" predict="n"\n'
+            'def f():\n    return "```"\n\nn = 1\nprint(f())\n```\n')
+    project = mini_project(tmp_path, page)
+    assert build_in_process(project, mode="bless").returncode == 0
+    html = (project / "site" / "index.html").read_text()
+    assert "answer=" not in html and "predict=" not in html
+    assert "<pre><span></span><code><span class=\"k\">def</span>" in html  # highlighted code, not a paragraph

@@ -97,6 +97,10 @@ def fence_format(source: str, language: str, css_class: str, options: dict, md, 
     return format_python(state=state, code=source, md=md, **options)
 
 
+DOWNLOAD_OPTIONS = ("answer", "predict", "requires")
+"""Fence options that shape a page's downloads (`hood.engine.download`), not its rendering."""
+
+
 def format_python(*, state: BuildState, **options) -> Markup:
     """markdown-exec's formatter for Python blocks, with the engine as runner.
 
@@ -109,6 +113,8 @@ def format_python(*, state: BuildState, **options) -> Markup:
     """
     extra = dict(options.pop("extra", {}))
     traced = extra.pop("trace", "on") != "off"
+    for name in DOWNLOAD_OPTIONS:  # for the downloads only: kept out of the source fence markdown-exec writes
+        extra.pop(name, None)
     boxes: list[str] = []
     run = partial(run_block, state=state, traced=traced, boxes=boxes)
     offered = options.get("id") == SETUP_ID and options.pop("source", None) is not None
