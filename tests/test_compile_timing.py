@@ -4,9 +4,9 @@ import itertools
 import re
 import xml.etree.ElementTree as ET
 
-from hood.capture.common import localize
+from hood.capture.common import decimal, localize
 from hood.capture.compile_timing import (
-    Timing, bar_chart_svg, interpret, local_number, number, render_html, render_table, verdict)
+    Timing, bar_chart_svg, interpret, number, render_html, render_table, verdict)
 from hood.capture.figure import figure_data, without_data
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -105,8 +105,8 @@ def test_every_sentence_is_true_of_the_numbers_printed_beside_it_for_every_order
 def test_a_number_takes_the_decimal_mark_of_the_language():
     assert number(0.2149, ".2f", "en") == "0.21" and number(0.2149, ".2f", "es") == "0,21"
     assert number(16.52, ".1f", "es") == "16,5" and number(1234.0, ".0f", "es") == "1234"
-    assert localize(local_number(1.2, ".1f") + "x", "es") == "1,2x"
-    assert localize(local_number(1.2, ".1f") + "x", "en") == "1.2x"
+    assert localize(decimal(1.2, ".1f") + "x", "es") == "1,2x"
+    assert localize(decimal(1.2, ".1f") + "x", "en") == "1.2x"
 
 
 def test_the_table_uses_the_decimal_mark_of_each_language():

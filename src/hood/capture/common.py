@@ -139,10 +139,18 @@ def localize(text: str, language: str) -> str:
     return _WORDS.sub(pick, text)
 
 
+DECIMAL_MARK = {"en": ".", "es": ","}
+"""The decimal mark of each language: Spanish writes 0,21 where English writes 0.21."""
+
+
+def number(value: float, spec: str, language: str) -> str:
+    """`value` formatted with `spec` (e.g. `.2f`), with the decimal mark of `language`."""
+    return format(value, spec).replace(".", DECIMAL_MARK.get(language, "."))
+
+
 def decimal(value: float, spec: str = ".2f") -> str:
-    """`value` formatted by `spec` in every language: a decimal point in English, a decimal comma in Spanish."""
-    shown = format(value, spec)
-    return words(en=shown, es=shown.replace(".", ","))
+    """`value` formatted by `spec` in every language (`words`): `0.21` in English, `0,21` in Spanish."""
+    return words(**{language: number(value, spec, language) for language in DECIMAL_MARK})
 
 
 def widest(text: str) -> int:

@@ -6,7 +6,7 @@ in both languages with `words` (the page shows its own): a page includes `hood/c
 `hood/capture/figure.py:body` first.
 """
 
-from hood.capture.common import words
+from hood.capture.common import decimal, number, words
 from hood.capture.figure import box, drawing, figure, text
 
 # --8<-- [start:body]
@@ -16,20 +16,6 @@ from html import escape
 
 SAME_BAND = 0.05
 """Printed ratios from 0.95 to 1.05 count as "within 5 %": no difference this measurement tells apart."""
-
-DECIMAL_MARK = {"en": ".", "es": ","}
-"""The decimal mark of each language: Spanish writes 0,21 where English writes 0.21."""
-
-
-def number(value: float, spec: str, language: str) -> str:
-    """`value` formatted with `spec` (e.g. `.2f`), with the decimal mark of `language`."""
-    return format(value, spec).replace(".", DECIMAL_MARK.get(language, "."))
-
-
-def local_number(value: float, spec: str) -> str:
-    """`value` formatted with `spec` in every language (`words`): `0.21` in English, `0,21` in Spanish."""
-    return words(**{language: number(value, spec, language) for language in DECIMAL_MARK})
-
 
 @dataclass(frozen=True)
 class Timing:
@@ -147,8 +133,8 @@ def render_table(rows: list[Timing]) -> str:
     """The numbers as a Markdown table, in every language (`words`: decimal commas in Spanish)."""
     lines = [words(en="| batch | eager (µs) | compiled (µs) | eager / compiled |",
                    es="| lote | eager (µs) | compilado (µs) | eager / compilado |"), "| ---: | ---: | ---: | ---: |"]
-    lines += [f"| {r.batch} | {local_number(r.eager_us, '.1f')} | {local_number(r.compiled_us, '.1f')} | "
-              f"{local_number(r.ratio, '.2f')} |" for r in rows]
+    lines += [f"| {r.batch} | {decimal(r.eager_us, '.1f')} | {decimal(r.compiled_us, '.1f')} | "
+              f"{decimal(r.ratio, '.2f')} |" for r in rows]
     return "\n".join(lines)
 
 
@@ -160,7 +146,7 @@ SERIES = (("eager", "c1", "eager"), ("torch.compile", "accent", words(en="compil
 
 
 def _value(us: float) -> str:
-    return local_number(us, ".0f" if us >= 100 else ".1f")
+    return decimal(us, ".0f" if us >= 100 else ".1f")
 
 
 def bar_chart_svg(rows: list[Timing], title: str = TITLE) -> str:
