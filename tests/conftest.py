@@ -7,7 +7,7 @@ import shutil
 import pytest
 import torch
 
-from tests.sitekit import ROOT, Build, build, copy_project
+from tests.sitekit import ROOT, Build, build_subprocess, copy_project
 
 MARKED_MODULES = {
     "build": {"test_build_engine", "test_build_errors", "test_build_runtime", "test_serve"},
@@ -34,7 +34,7 @@ def pytest_collection_modifyitems(items) -> None:
 @pytest.fixture(scope="session")
 def site_build(tmp_path_factory) -> Build:
     """The real site, built as CI builds it (strict, traces checked, no cache), in a temporary copy."""
-    result = build(copy_project(tmp_path_factory.mktemp("site")), mode="check")
+    result = build_subprocess(copy_project(tmp_path_factory.mktemp("site")), mode="check")
     report = result.project / "site-report.txt"
     if report.exists():  # where CI prints it from when the suite fails
         shutil.copy(report, ROOT / "site-report.txt")

@@ -7,9 +7,17 @@ from pathlib import Path
 import yaml
 
 from hood.engine.translations import mark
-from tools.sandbox import LINKED, ROOT, Build, build, copy_project
+from tools.sandbox import LINKED, ROOT, Build, build_in_process, copy_project
+from tools.sandbox import build as build_subprocess
 
-__all__ = ["ROOT", "Build", "build", "copy_project", "mini_project"]
+__all__ = ["ROOT", "Build", "build", "build_subprocess", "copy_project", "mini_project"]
+
+
+def build(project: Path, *, mode: str = "check", cache: bool = False, extra_env: dict[str, str] | None = None,
+          ) -> Build:
+    """Build a small site in this process (a build leaves the process as it found it): the tests of the engine's
+    outcomes. The real site is built in a subprocess (`build_subprocess`), as CI builds it."""
+    return build_in_process(project, mode=mode, cache=cache, extra_env=extra_env)
 
 
 class _Env(list):

@@ -87,27 +87,44 @@ def build(project: Path, *, mode: str = "check", cache: bool = False, extra_env:
     return Build(project, proc.returncode, proc.stdout + proc.stderr)
 
 
-def build_in_process(project: Path, *, mode: str = "check", cache: bool = False) -> Build:
-    """`build`, but in this process (the build leaves it as it found it): for tests that need no separate Python."""
+def build_in_process(project: Path, *, mode: str = "check", cache: bool = False,
+                     extra_env: dict[str, str] | None = None) -> Build:
+    """`build`, but in this process (a build leaves its process as it found it); `output` holds what MkDocs would
+    have logged and the message the build stopped with."""
+    import io
+    import logging
+
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
-    from mkdocs.exceptions import Abort, PluginError
+    from mkdocs.exceptions import MkDocsException
 
     saved = dict(os.environ)
     os.environ.clear()
-    os.environ.update(build_env(project, mode=mode, cache=cache))
+    os.environ.update(build_env(project, mode=mode, cache=cache) | (extra_env or {}))
     (project / "exec.log").unlink(missing_ok=True)
+    logged = io.StringIO()
+    handler = logging.StreamHandler(logged)
+    handler.setFormatter(logging.Formatter("%(levelname)-8s-  %(message)s"))
+    mkdocs_log = logging.getLogger("mkdocs")
+    mkdocs_log.addHandler(handler)
+    level = mkdocs_log.level
+    mkdocs_log.setLevel(logging.INFO)
+    code, stopped = 0, ""
+    cwd = os.getcwd()
+    os.chdir(project)  # mkdocs.yml's snippet folders are relative to where the build runs
     try:
         config = load_config(str(project / "mkdocs.yml"), site_dir=str(project / "site"), strict=mode == "check")
         config.plugins.on_startup(command="build", dirty=False)
         try:
             mkdocs_build(config)
-            code, output = 0, ""
-        except (Abort, PluginError) as exc:
-            code, output = 1, str(exc)
+        except MkDocsException as exc:
+            code, stopped = 1, f"\nAborted with a {type(exc).__name__}!\n{exc}\n"
         finally:
             config.plugins.on_shutdown()
     finally:
+        os.chdir(cwd)
+        mkdocs_log.removeHandler(handler)
+        mkdocs_log.setLevel(level)
         os.environ.clear()
         os.environ.update(saved)
-    return Build(project, code, output)
+    return Build(project, code, logged.getvalue() + stopped)

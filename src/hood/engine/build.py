@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 import textwrap
 from dataclasses import dataclass, field
 from functools import partial
@@ -410,7 +411,8 @@ def finish(state: BuildState) -> str:
         _check_torch(state)
         _check_orphans(state)
     state.report.traced_blocks = len(state.checks)
-    log.info("hood: %d blocks executed, %d traces checked", sum(state.engine.executions.values()), len(state.checks))
+    log.info("hood: %d blocks executed, %d traces checked, torch imported: %s",
+             sum(state.engine.executions.values()), len(state.checks), "torch" in sys.modules)
     message = state.report.render()
     state.report.write(state.settings.root)
     state.reported = True
