@@ -279,3 +279,28 @@ def test_a_prediction_check_answers_not_done_right_or_wrong_whatever_the_guess_t
     assert verdict([2, 2], (2, 2)) == "n: right: you predicted (2, 2)"
     assert verdict(3, (2, 2)) == "n: wrong: you predicted 3; torch says (2, 2)"  # an int against a tuple
     assert verdict(" ADInplaceOrView", "ADInplaceOrView").startswith("n: right")
+
+
+def test_a_check_that_differs_while_an_answer_is_still_a_stub_says_not_done_yet():
+    namespace: dict = {}
+    exec(download.checks_cell("en", "2.13.0", "def normalise_text(t):\n    return t\n"), namespace)
+    exec('def define_op():\n    """Register the op."""\n    raise NotImplementedError\n', namespace)
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        namespace["check_answer"]("cuda-row", "print('registered: none')", expected="registered: CPU")
+    assert out.getvalue().splitlines()[-1] == "cuda-row: not done yet: it needs define_op, which an earlier answer defines"
+    exec('def define_op():\n    return 1\n', namespace)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        namespace["check_answer"]("cuda-row", "print('registered: none')", expected="registered: CPU")
+    assert "cuda-row: wrong" in out.getvalue()
+
+
+def test_a_demonstration_in_a_solution_box_is_given_whole():
+    page = LAB.replace('id="double" session="lab99" result="text"', 'id="double" session="lab99" result="text" answer="none"')
+    cells = cells_of(page, learner=True, traces={"double": "TWICE 21 IS 42\n", "later": "2\n"})
+    assert not [c for c in cells if c.role == "answer" and c.block == "double"]
+    assert any(c.role == "check" and c.block == "double" and "return BASE * n" in c.source for c in cells)

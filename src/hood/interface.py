@@ -38,6 +38,9 @@ EN = {
             "checks": "The checks of this notebook: they run the code that calls your answer and compare what it prints "
                       "with what torch {torch} printed when the site was built.",
             "answer": "Your answer",
+            "answer_note": "write the code below. The check after it runs the page's calls and compares what they "
+                           "print with its `expected` text, line by line: what your functions print is part of the "
+                           "answer.",
             "answer_stub": "your answer here",
             "right": "right",
             "wrong": "wrong: what it printed differs from the real output (- real, + yours):",
@@ -96,6 +99,9 @@ ES = {
             "checks": "Las comprobaciones de este notebook: ejecutan el código que llama a tu respuesta y comparan lo "
                       "que imprime con lo que imprimió torch {torch} al construirse el sitio.",
             "answer": "Tu respuesta",
+            "answer_note": "escribe el código de abajo. La comprobación que lo sigue ejecuta las llamadas de la "
+                           "página y compara lo que imprimen con su texto `expected`, línea a línea: lo que imprimen "
+                           "tus funciones forma parte de la respuesta.",
             "answer_stub": "tu respuesta aquí",
             "right": "correcto",
             "wrong": "incorrecto: lo que imprimió difiere de la salida real (- real, + la tuya):",

@@ -7,8 +7,9 @@ download prints what the page shows.
 
 A lab comes as two notebooks. The solutions notebook is the page. The learner's notebook leaves out what a
 `??? success` box says and replaces each block there by an answer cell (stubs of the functions and classes the
-block defines, or of those its `answer="f,g"` option names) and a check cell, which runs the rest of the block
-(the calls) and compares what it prints with the block's trace: right, wrong with a diff, or not done yet. Later
+block defines, or of those its `answer="f,g"` option names; `answer="none"` for a demonstration, given whole) and
+a check cell, which runs the rest of the block (the calls) and compares what it prints with the block's trace:
+right, wrong with a diff, or not done yet (also when it differs while an earlier answer is still a stub). Later
 blocks of the lab go through the same check, since they may call the learner's answers.
 
 A block with the option `predict="NAME"` (a self-check question) is preceded by a cell `NAME_prediction = None`
@@ -217,9 +218,16 @@ def checks_cell(language: str, torch_version: str, normaliser: str) -> str:
     return f'''{note}
 import contextlib
 import difflib
+import inspect
 import io
 
 {normaliser.strip()}
+
+
+def unanswered():
+    """The functions of this notebook still as their answer cells left them (a docstring and a raise)."""
+    return sorted(name for name, value in globals().items() if inspect.isfunction(value)
+                  and value.__code__.co_names == ("NotImplementedError",))
 
 
 def check_answer(block, code, expected=None):
@@ -246,6 +254,8 @@ def check_answer(block, code, expected=None):
     mine, real = normalise_text(printed.getvalue()).strip(), expected.strip()
     if mine == real:
         print(f"{{block}}: {words["right"]}")
+    elif unanswered():
+        print(f"{{block}}: " + {words["needs"]!r}.format(name=", ".join(unanswered())))
     else:
         print(f"{{block}}: {words["wrong"]}")
         print("\\n".join(difflib.unified_diff(real.splitlines(), mine.splitlines(), lineterm="", n=1)))
@@ -370,12 +380,13 @@ def page_cells(items: list[Prose | Code], *, language: str, pins: Pins, torch_ve
         elif learner and (SOLUTION_KIND in item.boxes or tasks_seen):
             add_checks()
             names = item.options.get("answer")
-            stubs, rest = ("", code) if SOLUTION_KIND not in item.boxes else split_answer(
+            given = SOLUTION_KIND not in item.boxes or names == NO_ANSWER  # a demonstration, not a task
+            stubs, rest = ("", code) if given else split_answer(
                 code, {n.strip() for n in names.split(",") if n.strip()} if names else None, block, filled)
             if SOLUTION_KIND in item.boxes:
                 tasks_seen = True
             if stubs:
-                cells.append(Cell("markdown", f"**{words['answer']}** (`{item.id}`)", "prose"))
+                cells.append(Cell("markdown", f"**{words['answer']}** (`{item.id}`): {words['answer_note']}", "prose"))
                 cells.append(Cell("code", stubs.replace("raise NotImplementedError",
                                                         f"raise NotImplementedError  # {words['answer_stub']}"),
                                   "answer", item.id))
@@ -390,6 +401,10 @@ def page_cells(items: list[Prose | Code], *, language: str, pins: Pins, torch_ve
             cells.append(Cell("code", f"check_prediction({predicted!r}, {predicted}_prediction, {predicted})",
                               "check-prediction", item.id))
     return cells
+
+
+NO_ANSWER = "none"
+"""The `answer` option of a block in a solution box that is a demonstration: the learner gets it as it is."""
 
 
 def _runs_something(code: str) -> bool:
