@@ -36,7 +36,7 @@ def test_an_inference_tensor_has_no_version_counter():
     with torch.inference_mode():
         t = torch.ones(2)
     with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
-        t._version
+        _ = t._version
 
 
 def test_next_functions_hold_none_for_an_input_that_needs_no_gradient():

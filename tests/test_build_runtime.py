@@ -32,3 +32,20 @@ def test_inductor_is_pinned_when_it_is_first_imported(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[:3] == ["256", "avx2", str(tmp_path / "inductor")]
     assert out[3] == "AVX2"
+
+
+def test_the_cache_keeps_what_a_build_used_and_evicts_what_none_used_for_two_weeks(tmp_path):
+    import os
+    import time
+
+    from hood.engine.cache import MAX_AGE, BlockCache, Outcome
+
+    cache = BlockCache(tmp_path)
+    cache.put("aa11", Outcome("used"))
+    cache.put("bb22", Outcome("stale"))
+    old = time.time() - MAX_AGE - 60
+    for key in ("aa11", "bb22"):
+        os.utime(cache._path(key), (old, old))
+    assert cache.get("aa11") == Outcome("used")  # a hit: used now
+    assert cache.evict() == 1
+    assert cache.get("aa11") == Outcome("used") and cache.get("bb22") is None

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 import torch
-import torch.nn.functional as F
 from torch._dynamo.testing import CompileCounterWithBackend
 
 from hood.capture.compile import inductor_output

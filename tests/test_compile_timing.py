@@ -70,9 +70,11 @@ def check_sentences(case: list[Timing], text: str) -> None:
             n = int(m[1])
             assert all((kind[b] == "faster") == (b >= n) for b in kind) and min(kind) < n
         elif m := re.fullmatch(r"The ratio rose at every step, from (\S+) to (\S+), as the batch grew\.", sentence):
-            assert all(b > a for a, b in zip(ratios, ratios[1:])) and (float(m[1]), float(m[2])) == (ratios[0], ratios[-1])
+            assert (all(b > a for a, b in zip(ratios, ratios[1:]))
+                    and (float(m[1]), float(m[2])) == (ratios[0], ratios[-1]))
         elif m := re.fullmatch(r"The ratio fell at every step, from (\S+) to (\S+), as the batch grew\.", sentence):
-            assert all(b < a for a, b in zip(ratios, ratios[1:])) and (float(m[1]), float(m[2])) == (ratios[0], ratios[-1])
+            assert (all(b < a for a, b in zip(ratios, ratios[1:]))
+                    and (float(m[1]), float(m[2])) == (ratios[0], ratios[-1]))
         elif m := re.fullmatch(r"The ratio was (\S+) at every batch size\.", sentence):
             assert set(ratios) == {float(m[1])}
         elif sentence == "The ratio did not move the same way at every step as the batch grew.":

@@ -1,17 +1,19 @@
 """Lab 02's narrowed sentences, each asserted on a real output: detach, the CUDA row, gradgradcheck's memory."""
 
+import importlib
+
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
-import importlib
-gradcheck_module = importlib.import_module("torch.autograd.gradcheck")
 from snippets.custom_ops.compare_tables import cuda_rows
 from snippets.custom_ops.head import TemperatureHead, train_step, who_detaches
 from snippets.custom_ops.record_ops import RecordOps
 from snippets.custom_ops.scaled_linear import define_scaled_linear
 from snippets.running_example import running_example
+
+gradcheck_module = importlib.import_module("torch.autograd.gradcheck")
 
 
 @pytest.fixture(scope="module")

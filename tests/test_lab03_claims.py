@@ -116,8 +116,18 @@ def test_the_lab_sends_nobody_to_a_module_or_a_clone_and_its_setup_holds_no_answ
         page = (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text()
         assert "python -m snippets" not in page and "clone" not in page.split("## ")[0]
         setup = page[page.index('id="setup"'):page.index("```", page.index('id="setup"'))]
-        for answer in ("kernel_annotation.py", "inductor_code.py", "aot_graphs.py", "lab03/timing.py", "compile_head.py",
-                       "survey.py"):
+        for answer in ("kernel_annotation.py", "inductor_code.py", "aot_graphs.py", "lab03/timing.py",
+                       "compile_head.py", "survey.py"):
             assert answer not in setup
         assert page.count('--8<-- "hood/labkit.py:body"') == 1
         assert ("**Time:** about 90 min." if language == "en" else "**Tiempo:** unos 90 min.") in page
+
+
+def test_time_head_times_a_one_thread_kernel_against_one_thread_eager():
+    """The setup pins Inductor's kernel threads to 2; Part E's timing must not compare that with eager on one."""
+    import inspect
+
+    from snippets.lab03 import timing
+
+    source = inspect.getsource(timing.time_head)
+    assert '"cpp.threads": threads' in source and "torch.set_num_threads(threads)" in source

@@ -95,7 +95,8 @@ def test_a_blocks_file_name_and_a_notebook_cells_are_the_same_cell():
     from hood.engine.normalize import normalise_text
 
     build = "# File: <theory/03-compile.md#setup>:27 in head, code: return torch.softmax(F.linear(x, W, b), dim=-1)"
-    notebook = "# File: /tmp/ipykernel_24011/2106551638.py:27 in head, code: return torch.softmax(F.linear(x, W, b), dim=-1)"
+    notebook = ("# File: /tmp/ipykernel_24011/2106551638.py:27 in head, code: "
+                "return torch.softmax(F.linear(x, W, b), dim=-1)")
     assert normalise_text(build) == normalise_text(notebook) == (
         "# File: <cell> in head, code: return torch.softmax(F.linear(x, W, b), dim=-1)")
     assert normalise_text("Graph break in user code at <theory/03-compile.md#graph-break>") == \

@@ -19,7 +19,7 @@ def quiet(fn, *args):
 
 
 def test_dense_cpu_tensors_share_four_keys_whatever_dtype_or_grad():
-    views = {v.label.split(":")[0]: v for v in quiet(key_sets.tensor_key_sets)}
+    views = {v.label.split(":")[0]: v for v in [*quiet(key_sets.tensor_key_sets), *quiet(key_sets.made_differently)]}
     dense = list(views.values())[:4]  # float32 with and without grad, float16, int64: made outside inference_mode
     assert [v.label.split(":")[0] for v in dense] == ["x", "x.detach()", "x.half()", "torch.arange(3)"]
     assert all(v.tensor == DENSE_CPU for v in dense)

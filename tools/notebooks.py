@@ -89,10 +89,14 @@ def cells(page: str, language: str, *, learner: bool, filled: bool = False) -> l
     return page_cells(items, learner=learner, filled=filled, where=page, **inputs)
 
 
+READING_GUIDE = "reference/reading-outputs.md"
+"""The one reference page whose blocks run: it offers downloads like a theory page."""
+
+
 def course_pages() -> list[str]:
-    """Every theory and lab page, in file order."""
+    """Every page that offers downloads: the theory and lab pages, then the reading guide."""
     return sorted(str(p.relative_to(DOCS / "en")) for folder in ("theory", "labs")
-                  for p in (DOCS / "en" / folder).glob("*.md"))
+                  for p in (DOCS / "en" / folder).glob("*.md")) + [READING_GUIDE]
 
 
 RUNNER = """

@@ -5,18 +5,8 @@ from hood.capture.common import dispatch_table
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
-from contextlib import nullcontext
-
 import torch
 import torch.nn.functional as F
-
-
-def runs_at(op, call_keys):
-    """The keys of a call's set (lowest priority first) left once the dispatcher drops those where `op`'s entry is
-    a fallthrough, and the highest of them: the key whose kernel runs first."""
-    table = dispatch_table(op)
-    kept = [key for key in call_keys if not (key in table and table[key].fallthrough)]
-    return kept, kept[-1]
 
 
 def grad_modes():
@@ -26,7 +16,7 @@ def grad_modes():
     print("default include:", ", ".join(default.include))
     print("default exclude:", ", ".join(default.exclude))
     results = {}
-    for name, mode in (("default", nullcontext()), ("no_grad", torch.no_grad()),
+    for name, mode in (("default", torch.enable_grad()), ("no_grad", torch.no_grad()),
                        ("inference_mode", torch.inference_mode())):
         with mode:
             keys, (call_keys, _) = tls_keys(), call_key_set(x, W, b)
@@ -44,3 +34,13 @@ def grad_modes():
         print("  keys of y:", torch._C._dispatch_keys(y))
     return results
 # --8<-- [end:body]
+
+
+# --8<-- [start:runs_at]
+def runs_at(op, call_keys):
+    """The keys of a call's set (lowest priority first) left once the dispatcher drops those where `op`'s entry is
+    a fallthrough, and the highest of them: the key whose kernel runs first."""
+    table = dispatch_table(op)
+    kept = [key for key in call_keys if not (key in table and table[key].fallthrough)]
+    return kept, kept[-1]
+# --8<-- [end:runs_at]

@@ -30,13 +30,20 @@ def version_counter():
     h = h + 1  # out of place: a new tensor; the h that exp saved keeps version 0
     h.sum().backward()
     print("out of place, h = h + 1: backward runs; W.grad", tuple(W.grad.shape))
+    leaf_in_place(b)  # b is a leaf that requires grad, saved by no node (setup block)
+    return versions, error
+# --8<-- [end:body]
+
+
+# --8<-- [start:leaf]
+def leaf_in_place(b):
+    """`b.add_(1)` on a leaf that requires grad, then under `torch.no_grad()` (what an optimiser step does)."""
     try:
-        b.add_(1)  # b is a leaf that requires grad, saved by no node
+        b.add_(1)
         print("b.add_(1) on the leaf b: fine")
     except RuntimeError as err:
         print("b.add_(1) on the leaf b:", first_line(err))
     with torch.no_grad():
-        b.add_(1)  # what an optimiser step does
+        b.add_(1)
     print("under no_grad, b.add_(1): fine; b._version", b._version)
-    return versions, error
-# --8<-- [end:body]
+# --8<-- [end:leaf]

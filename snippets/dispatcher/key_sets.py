@@ -8,8 +8,7 @@ import torch
 
 
 def tensor_key_sets():
-    """The dispatch keys that different tensors carry: dtypes, requires_grad, devices, layouts, inference tensors
-    and lazy views."""
+    """The dispatch keys that different tensors carry: dtypes, requires_grad, devices, layouts."""
     x, W, b = running_example()
     views = [
         key_view("x: float32, requires_grad=True", x),
@@ -19,14 +18,22 @@ def tensor_key_sets():
         key_view("torch.empty(2, 64, device='meta')", torch.empty(2, 64, device="meta")),
         key_view("x.to_sparse(): sparse COO", x.detach().to_sparse()),
     ]
+    print(render_key_views(views, show_tls=False))
+    return views
+# --8<-- [end:body]
+
+
+# --8<-- [start:made]
+def made_differently():
+    """Keys that depend on how a tensor was made: an inference tensor, and the lazy views of a complex tensor."""
     with torch.inference_mode():
         made_inside = torch.ones(2, 64)  # an inference tensor: made under inference_mode
     z = torch.ones(2, dtype=torch.complex64)
-    views += [
+    views = [
         key_view("torch.ones(2, 64) made under torch.inference_mode()", made_inside),
         key_view("z.conj(): complex64, a conjugate view", z.conj()),
         key_view("z.conj().imag: a negative view", z.conj().imag),
     ]
     print(render_key_views(views, show_tls=False))
     return views
-# --8<-- [end:body]
+# --8<-- [end:made]

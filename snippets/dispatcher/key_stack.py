@@ -66,7 +66,8 @@ CONTEXTS = {  # label: (context, the lines of its header in the drawing)
 }
 
 HOVER_NAMES = {"no context": words(en="no context", es="sin contexto"),
-               "OpLog(), a TorchDispatchMode": words(en="OpLog(), a TorchDispatchMode", es="OpLog(), un TorchDispatchMode")}
+               "OpLog(), a TorchDispatchMode": words(en="OpLog(), a TorchDispatchMode",
+                                                     es="OpLog(), un TorchDispatchMode")}
 """A context's name in a cell's hover text, in the page's language (the others are code)."""
 
 

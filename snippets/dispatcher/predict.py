@@ -19,7 +19,7 @@ def inplace_start_key():
 # --8<-- [end:inplace]
 
 # --8<-- [start:vector]
-import torch
+import torch  # noqa: F811 - each section carries its own imports
 
 
 def matmul_vector_ops():

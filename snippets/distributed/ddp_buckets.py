@@ -10,7 +10,6 @@ from snippets.distributed.ranks import process_group
 # --8<-- [start:body]
 import torch
 import torch.nn as nn
-from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 
@@ -23,15 +22,7 @@ def buckets_rank(steps=3, **options):
         torch.manual_seed(0)
         model = nn.Sequential(*(nn.Linear(512, 512) for _ in range(4)))
         ddp = DDP(model, **options)  # by default: bucket_cap_mb=None (25 MiB), find_unused_parameters=False
-        order = []  # each gradient as backward computes it, and each bucket as DDP hands it to its all-reduce
-        for name, p in model.named_parameters():
-            p.register_hook(lambda grad, name=name: order.append(name))
-
-        def all_reduce(state, bucket):  # DDP's default all-reduce, noted when DDP calls it
-            buffer = bucket.buffer()  # the bucket's gradients, flattened into one tensor
-            order.append(f"[bucket {bucket.index()}: all_reduce of {buffer.numel() * buffer.element_size():,} bytes]")
-            return default_hooks.allreduce_hook(state, bucket)
-        ddp.register_comm_hook(None, all_reduce)
+        order = record_order(model, ddp)  # each gradient as computed, each bucket as handed to its all-reduce
         x = torch.randn(8, 512, generator=torch.Generator().manual_seed(rank))
         seen = {}
         for step in range(1, steps + 1):
@@ -46,3 +37,22 @@ def buckets_rank(steps=3, **options):
 
 if __name__ == "__main__":
     print(buckets_rank())
+
+
+# --8<-- [start:record]
+def record_order(model, ddp):
+    """A list that backward fills: each gradient as it is computed, and each bucket as DDP hands it to its
+    all-reduce (DDP's default all-reduce, noted when DDP calls it)."""
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+    order = []
+    for name, p in model.named_parameters():
+        p.register_hook(lambda grad, name=name: order.append(name))
+
+    def all_reduce(state, bucket):
+        buffer = bucket.buffer()  # the bucket's gradients, flattened into one tensor
+        order.append(f"[bucket {bucket.index()}: all_reduce of {buffer.numel() * buffer.element_size():,} bytes]")
+        return default_hooks.allreduce_hook(state, bucket)
+    ddp.register_comm_hook(None, all_reduce)
+    return order
+# --8<-- [end:record]

@@ -67,8 +67,20 @@ class LocalCalls(TorchDispatchMode):
             self.calls.append((str(func), args))
         return out
 
+    BOOKKEEPING = ("aten.view.default", "aten.detach.default", "aten.t.default",
+                   "_c10d_functional._wrap_tensor_autograd.default")
+    """Views and autograd's wrapping: calls that compute nothing."""
 
-def describe(t):
+    def computed(self):
+        """The operators called, in order, views and bookkeeping left out."""
+        return " ".join(name for name, _ in self.calls if name not in self.BOOKKEEPING)
+
+    def first(self, name):
+        """The first argument of the first call of the operator `name`."""
+        return next(args[0] for called, args in self.calls if called == name)
+
+
+def held_part(t):
     """A parameter or a gradient: its placement and the part this rank holds of the whole shape."""
     if isinstance(t, DTensor):
         return f"DTensor {t.placements}, local {tuple(t.to_local().shape)} of {tuple(t.shape)}"
@@ -77,7 +89,7 @@ def describe(t):
 
 def holdings(model):
     """What this rank holds of each parameter of `model` and of its gradient, by name."""
-    return {f"{name}{part}": describe(t) for name, p in model.named_parameters()
+    return {f"{name}{part}": held_part(t) for name, p in model.named_parameters()
             for part, t in (("", p), (".grad", p.grad))}
 
 

@@ -25,10 +25,7 @@ def pp_rank(steps=2, n_microbatches=2):
             layers.zero_grad()
             losses = []  # the last stage appends one loss per micro-batch
             with profiled() as prof:
-                if rank == 0:
-                    schedule.step(x)  # the first stage feeds the inputs
-                else:
-                    schedule.step(target=y, losses=losses)  # the last stage computes the loss
+                schedule.step(x) if rank == 0 else schedule.step(target=y, losses=losses)  # inputs in, loss out
             seen[f"step {step}, gloo runs (bytes each)"] = gloo_calls(prof)
             seen[f"step {step}, computations in order"] = computations(prof)
         reference, ref_losses = unsplit_step(x, y, n_microbatches)

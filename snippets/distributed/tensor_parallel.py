@@ -17,11 +17,9 @@ from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, 
 def tp_rank():
     """A forward and backward of the two-layer block split across the ranks: returns what this rank observed."""
     with process_group() as (rank, world):
-        mesh = init_device_mesh("cpu", (world,))
         model, reference = two_layers(), two_layers()  # the reference stays unsplit
-        parallelize_module(model, mesh, {"0": ColwiseParallel(), "2": RowwiseParallel()})
+        parallelize_module(model, init_device_mesh("cpu", (world,)), {"0": ColwiseParallel(), "2": RowwiseParallel()})
         x = torch.randn(4, 64, generator=torch.Generator().manual_seed(7), requires_grad=True)  # same on every rank
-        # The all-reduces are asynchronous: each region uses its result before it ends, so gloo has run the call.
         with observing("forward") as forward:
             hidden = model[1](model[0](x))  # the column-wise layer, then ReLU
             with LocalCalls() as local:  # the row-wise layer, seen below DTensor
@@ -29,17 +27,13 @@ def tp_rank():
             loss = y.sum()
         with observing("backward") as backward:
             loss.backward()
-            x_grad = x.grad.clone()
-        x_ref = x.detach().clone().requires_grad_()
-        reference(x_ref).sum().backward()
-        bookkeeping = ("aten.view.default", "aten.detach.default", "aten.t.default",
-                       "_c10d_functional._wrap_tensor_autograd.default")
-        added = next(args[0] for name, args in local.calls if name == "aten.addmm.default")
+            x_grad = x.grad.clone()  # read inside the region: the all-reduce is asynchronous, its result used
+        reference(x_ref := x.detach().clone().requires_grad_()).sum().backward()
         return {
             **holdings(model), **forward, **backward,
-            "row-wise layer's local calls (views left out)":
-                " ".join(name for name, _ in local.calls if name not in bookkeeping),
-            "bias its addmm adds equals b / 2": torch.equal(added, model[2].bias.to_local() / world),
+            "row-wise layer's local calls (views left out)": local.computed(),
+            "bias its addmm adds equals b / 2":
+                local.first("aten.addmm.default").equal(model[2].bias.to_local() / world),
             "output equals the unsplit block's within 1e-4": max_diff(y, reference(x_ref), 1e-4).within,
             "input gradient equals the unsplit block's within 1e-4": max_diff(x_grad, x_ref.grad, 1e-4).within,
             "bytes held after an Adam step": bytes_after_adam_step(model),

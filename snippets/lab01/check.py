@@ -4,7 +4,7 @@ from hood.capture.common import max_diff
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.running_example import running_example
 
-# --8<-- [start:body]
+# --8<-- [start:gradients]
 import torch
 
 
@@ -20,8 +20,10 @@ def autograd_gradients(dtype=torch.float32):
     tensors = {"x": x, "W1": W1, "b1": b1, "W2": W2, "b2": b2, "h": h, "logp": logp}
     grads.update(zip(tensors, torch.autograd.grad(loss, list(tensors.values()))))
     return grads
+# --8<-- [end:gradients]
 
 
+# --8<-- [start:body]
 def check(name, mine, dtype=torch.float32, tol=1e-6):
     """Compare `mine`, your gradient of the loss for `name` (x, W1, b1, W2, b2, h, logp, z1, z2), with the one
     autograd computes in `dtype`: right when they differ by less than `tol`."""

@@ -74,12 +74,14 @@ def lab02_report(scaled_linear):
                "whose table rows call back into Python; `register_fake` and `register_autograd` fill them in. "
                "`aten::addmm` has an autocast kernel; for the custom op, `AutocastCPU` falls through.",
             es="Para este operador, `custom_op` registró tres kernels (Meta, Autograd, CompositeExplicitAutograd) "
-               "cuyas filas de la tabla vuelven a llamar a Python; `register_fake` y `register_autograd` les dan contenido. "
+               "cuyas filas de la tabla vuelven a llamar a Python; `register_fake` y `register_autograd` les dan "
+               "contenido. "
                "`aten::addmm` tiene un kernel de autocast; para el operador propio, la entrada `AutocastCPU` "
                "deja pasar la llamada.")),
         section(words(en="4. What a TorchDispatchMode sees", es="4. Lo que ve un TorchDispatchMode"), trace, words(
             en="Below the autograd key, the whole matmul, bias and scale are one call, "
-               "`hood.scaled_linear.default`, followed by the log-softmax and a `detach`: autograd saves log-softmax's output, and "
+               "`hood.scaled_linear.default`, followed by the log-softmax and a `detach`: autograd saves "
+               "log-softmax's output, and "
                "with a dispatch mode on the stack that save goes through the `detach` operator.",
             es="Por debajo de la clave de autograd, el producto de matrices, el sesgo y la escala son una sola "
                "llamada, `hood.scaled_linear.default`, seguida del log-softmax y del `detach` que hace "

@@ -1,7 +1,7 @@
 """Lab 03, part D as a figure: the wrapper and the kernel with line numbers, and each note of the annotation
 pointing at the lines its checks matched."""
 
-from hood.capture.common import localize, words
+from hood.capture.common import words
 from hood.capture.compile import InductorOutput
 from hood.capture.figure import figure
 from snippets.lab03.kernel_annotation import ANNOTATION, KERNEL, evaluate
@@ -122,8 +122,8 @@ def annotated_kernel_html(head_code: InductorOutput, notes: list[Note]) -> str:
 
 
 def notes_data(notes: list[Note]) -> str:
-    """The notes as text: number, English title, lines by listing, checks holding (what a trace keeps)."""
-    return "\n".join(f"{n.number}. {localize(n.title, 'en')}: wrapper {n.lines['wrapper'] or '-'}, "
+    """The notes as text: number, title (in every language), lines by listing, checks holding (what a trace keeps)."""
+    return "\n".join(f"{n.number}. {n.title}: wrapper {n.lines['wrapper'] or '-'}, "
                      f"kernel {n.lines['kernel'] or '-'}; {n.holding}/{n.checks} checks hold" for n in notes)
 
 

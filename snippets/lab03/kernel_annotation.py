@@ -40,10 +40,10 @@ def kernel_claims():
     true."""
     return (
         Claim(words(en="What was fused", es="Qué se fusionó"),
-              words(en="The four steps of softmax (row max, subtract and exp, row sum, divide) are one generated kernel, "
-                       f"`{KERNEL}`, which the wrapper launches once.",
-                    es="Los cuatro pasos del softmax (máximo de la fila, resta y exponencial, suma de la fila, división) "
-                       f"son un solo kernel generado, `{KERNEL}`, que el wrapper lanza una vez."),
+              words(en="The four steps of softmax (row max, subtract and exp, row sum, divide) are one generated "
+                       f"kernel, `{KERNEL}`, which the wrapper launches once.",
+                    es="Los cuatro pasos del softmax (máximo de la fila, resta y exponencial, suma de la fila, "
+                       f"división) son un solo kernel generado, `{KERNEL}`, que el wrapper lanza una vez."),
               (Check("wrapper", rf"^{KERNEL}\(buf\d+, ", 1), Check("kernel", r"at::vec::maximum\("),
                Check("kernel", r"= tmp\d+\.exp\(\);"), Check("kernel", r"tmp_acc0_vec = tmp_acc0_vec \+ tmp\d+;"),
                Check("kernel", r"= tmp\d+ / tmp\d+;"))),
@@ -52,12 +52,13 @@ def kernel_claims():
                        "and the kernel starts from those logits.",
                     es="El producto de matrices sigue siendo una llamada a la biblioteca: el wrapper llama a "
                        "`extern_kernels.addmm` con salida en `buf0`, y el kernel parte de esos logits."),
-              (Check("wrapper", r"^extern_kernels\.addmm\(.*out=buf0\)\Z", 1), Check("wrapper", rf"^{KERNEL}\(buf0, ", 1))),
+              (Check("wrapper", r"^extern_kernels\.addmm\(.*out=buf0\)\Z", 1),
+               Check("wrapper", rf"^{KERNEL}\(buf0, ", 1))),
         Claim(words(en="Three passes, not one", es="Tres pasadas, no una"),
               words(en="Each row is walked three times inside the kernel: once for the max, once for exp and sum, once "
                        "to divide.",
-                    es="El kernel recorre cada fila tres veces: una para el máximo, otra para la exponencial y la suma, "
-                       "y otra para dividir."),
+                    es="El kernel recorre cada fila tres veces: una para el máximo, otra para la exponencial "
+                       "y la suma, y otra para dividir."),
               (Check("kernel", r"for\(int64_t x1=static_cast<int64_t>\(0L\); x1<static_cast<int64_t>\(600L\)", 3),)),
         Claim(words(en="Work split", es="Reparto del trabajo"),
               words(en="OpenMP shares the 2 rows (`x0`) between the threads; within a row, `x1` advances 8 floats at a "
@@ -70,14 +71,14 @@ def kernel_claims():
         Claim(words(en="Where the input is read", es="Dónde se lee la entrada"),
               words(en="Logit (x0, x1) is loaded from `in_ptr0 + x1 + 600*x0`, row-major with 600 floats per row, 8 at "
                        "a time.",
-                    es="El logit (x0, x1) se carga desde `in_ptr0 + x1 + 600*x0`, fila a fila, con 600 floats por fila, "
-                       "de 8 en 8."),
+                    es="El logit (x0, x1) se carga desde `in_ptr0 + x1 + 600*x0`, fila a fila, con 600 floats "
+                       "por fila, de 8 en 8."),
               (Check("kernel", r"Vectorized<float>::loadu\(in_ptr0 \+ static_cast<int64_t>\(x1 \+ 600L\*x0\), "
                                r"static_cast<int64_t>\(8\)\)", 2),)),
         Claim(words(en="How the reductions are expressed", es="Cómo se expresan las reducciones"),
               words(en="Max and sum each keep an 8-wide vector accumulator (`tmp_acc0_vec`, started at -inf and at 0), "
-                       "folded into one float by `vec_reduce_all` at the end of the row and stored per row in `out_ptr0` "
-                       "and `out_ptr1`.",
+                       "folded into one float by `vec_reduce_all` at the end of the row and stored per row in "
+                       "`out_ptr0` and `out_ptr1`.",
                     es="El máximo y la suma llevan cada uno un acumulador vectorial de 8 floats (`tmp_acc0_vec`, que "
                        "empieza en -inf y en 0), que `vec_reduce_all` reduce a un solo float al final de la fila y que "
                        "se guarda, uno por fila, en `out_ptr0` y `out_ptr1`."),
@@ -93,11 +94,12 @@ def kernel_claims():
                     es="Las probabilidades se guardan de 8 en 8 en `out_ptr2 + x1 + 600*x0`: el `buf4` del wrapper, el "
                        "resultado (2, 600) que devuelve."),
               (Check("kernel", r"\.store\(out_ptr2 \+ static_cast<int64_t>\(x1 \+ 600L\*x0\)\);", 1),
-               Check("wrapper", r"^buf4 = empty_strided_cpu\(\(2, 600\)", 1), Check("wrapper", r"^return \(buf4, \)\Z", 1))),
+               Check("wrapper", r"^buf4 = empty_strided_cpu\(\(2, 600\)", 1),
+               Check("wrapper", r"^return \(buf4, \)\Z", 1))),
         Claim(words(en="What is not materialised", es="Qué no se materializa"),
               words(en="`exp(x - max)` never becomes a tensor: it goes to a per-thread scratch array of 600 floats "
-                       "(`local_buffer_data_0`), written in the second pass and read in the third. The wrapper allocates "
-                       "`buf0`, `buf1`, `buf3`, `buf4` and no `buf2`.",
+                       "(`local_buffer_data_0`), written in the second pass and read in the third. The wrapper "
+                       "allocates `buf0`, `buf1`, `buf3`, `buf4` and no `buf2`.",
                     es="`exp(x - max)` nunca llega a ser un tensor: va a un array auxiliar de 600 floats por hilo "
                        "(`local_buffer_data_0`), que la segunda pasada escribe y la tercera lee. El wrapper reserva "
                        "`buf0`, `buf1`, `buf3` y `buf4`, y ningún `buf2`."),

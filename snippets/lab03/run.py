@@ -32,7 +32,8 @@ def main(argv: list[str] | None = None, min_run_time: float = 0.3) -> list[Path]
     files = lab03_files(head_code, agreement, rows, survey(), runs)
     code = [*sorted(HERE.glob("*.py")), *sorted((HERE.parent / "compile").glob("*.py")),
             *sorted((HERE.parent / "distributed").glob("*.py"))]
-    paths = write_deliverables(args.out, files, manifest(lab="lab03", seed=SEED, code_sha256=code_hash(code)), args.lang)
+    paths = write_deliverables(args.out, files, manifest(lab="lab03", seed=SEED, code_sha256=code_hash(code)),
+                               args.lang)
     for path in paths:
         print(path)
     return paths

@@ -12,10 +12,7 @@ from snippets.distributed.fsdp import fsdp_rank
 from snippets.distributed.pipeline import pp_rank
 from snippets.distributed.tensor_parallel import tp_rank
 
-# --8<-- [start:body]
-import re
-
-
+# --8<-- [start:survey]
 def survey():
     """Your survey: for each pattern, what it splits, what it communicates, when to use it and when to avoid it;
     then the one you would pick for the grammar MiniGPT, and why. A paragraph per key, in your language."""
@@ -57,6 +54,10 @@ def survey():
     }
 
 
+# --8<-- [end:survey]
+
+
+# --8<-- [start:runs]
 RANK_FUNCTIONS = {"DDP": ddp_rank, "FSDP2": fsdp_rank, "Tensor parallel": tp_rank, "Pipeline parallel": pp_rank}
 """The four patterns, each with theory 04's rank function."""
 
@@ -88,4 +89,4 @@ def distributed_report(written, runs):
     parts += ["## " + words(en="The choice for the MiniGPT", es="La elección para el MiniGPT"), "",
               written.get("MiniGPT", ""), ""]
     return "\n".join(parts)
-# --8<-- [end:body]
+# --8<-- [end:runs]

@@ -18,7 +18,7 @@ def time_head(batches=(2, 64, 256), min_run_time=0.3, threads=1, seed=42):
     previous = torch.get_num_threads()
     torch.set_num_threads(threads)  # Dynamo guards on it: compile under the thread count that is timed
     try:
-        with inductor_config.patch(AVX2), torch.no_grad():
+        with inductor_config.patch({**AVX2, "cpp.threads": threads}), torch.no_grad():  # the kernel too
             for n in batches:
                 torch._dynamo.reset()
                 x = torch.randn(n, 64)

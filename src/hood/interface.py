@@ -32,11 +32,11 @@ EN = {
     },
     "glossary": {"term": "Term", "meaning": "Meaning"},
     "download": {
-            "state": "Run this cell first: the page's language and the state every block started from when the site was "
-                     "built (vector ISA, threads, Inductor's vector width, seeds), so that the outputs match the page's. "
-                     "Remove it to see what your machine prints by itself.",
-            "checks": "The checks of this notebook: they run the code that calls your answer and compare what it prints "
-                      "with what torch {torch} printed when the site was built.",
+            "state": "Run this cell first: the page's language and the state every block started from when the "
+                     "site was built (vector ISA, threads, Inductor's vector width, seeds), so that the outputs "
+                     "match the page's. Remove it to see what your machine prints by itself.",
+            "checks": "The checks of this notebook: they run the code that calls your answer and compare what it "
+                      "prints with what torch {torch} printed when the site was built.",
             "answer": "Your answer",
             "answer_note": "write the code below. The check after it runs the page's calls and compares what they "
                            "print with its `expected` text, line by line: what your functions print is part of the "
@@ -94,8 +94,8 @@ ES = {
     "download": {
             "state": "Ejecuta primero esta celda: el idioma de la página y el estado desde el que empezó cada bloque "
                      "cuando se construyó el sitio (ISA vectorial, hilos, ancho vectorial de Inductor, semillas), para "
-                     "que las salidas coincidan con las de la página. Quítala para ver lo que imprime tu máquina por sí "
-                     "sola.",
+                     "que las salidas coincidan con las de la página. Quítala para ver lo que imprime tu máquina "
+                     "por sí sola.",
             "checks": "Las comprobaciones de este notebook: ejecutan el código que llama a tu respuesta y comparan lo "
                       "que imprime con lo que imprimió torch {torch} al construirse el sitio.",
             "answer": "Tu respuesta",

@@ -22,8 +22,8 @@ from hood import compat, glossary, interface, search
 from hood.engine import normalize, runtime, translations
 from hood.engine.blocks import snippets_config
 from hood.engine.build import (
-    BuildError, BuildState, CompiledTemplates, begin_page, check_nav, fence_format, finish, nav_titles, prepare_markdown,
-    remove_stale_outputs, route_python_fences, stopped,
+    BuildError, BuildState, CompiledTemplates, begin_page, check_nav, fence_format, finish, nav_titles,
+    prepare_markdown, remove_stale_outputs, route_python_fences, stopped,
 )
 from hood.engine.cache import write_atomically
 from hood.engine.report import REPORT_FILE
@@ -148,7 +148,8 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         begin_page(state, _page_path(page.file.src_uri, state.language), Path(page.file.abs_dest_path).parent)
         root = Path(config.config_file_path).parent
         try:
-            return prepare_markdown(state, markdown, bases=_snippet_bases(config), snippets=snippets_config(config.mdx_configs, root),
+            return prepare_markdown(state, markdown, bases=_snippet_bases(config),
+                                    snippets=snippets_config(config.mdx_configs, root),
                                     docs_dir=Path(config.docs_dir),
                                     translated_from=str(page.meta.get(translations.FIELD, "")) or None)
         except BuildError as exc:

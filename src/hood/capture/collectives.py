@@ -109,7 +109,7 @@ def _rank_main(rank_fn, rank, world_size, port, out):
     torch.set_num_threads(1)
     try:
         result = rank_fn()
-    except BaseException:
+    except BaseException:  # noqa: BLE001 - whatever stops the rank, the caller gets its traceback
         traceback.print_exc()
         sys.stderr.flush()
         os._exit(1)

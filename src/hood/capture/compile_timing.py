@@ -105,7 +105,8 @@ def interpret(rows: list[Timing]) -> dict[str, str]:
                 if by_kind[kind]:
                     said.append(f"{en if lang == 'en' else es} {_batches(by_kind[kind], lang)}")
             sep = {"en": ", ", "es": ", "}[lang]
-            parts.append({"en": "The compiled head was ", "es": "La cabeza compilada fue "}[lang] + sep.join(said) + ".")
+            parts.append({"en": "The compiled head was ", "es": "La cabeza compilada fue "}[lang]
+                         + sep.join(said) + ".")
             first = next((i for i, v in enumerate(verdicts) if v == "faster"), None)
             if first and all(v == "faster" for v in verdicts[first:]):
                 parts.append({"en": f"Compiling paid off from batch {rows[first].batch} on, and not below it.",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -38,6 +39,10 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
+MAX_AGE = 14 * 24 * 3600.0
+"""How long an entry no build has used is kept: two weeks of an author's edits, then it goes."""
+
+
 class BlockCache:
     """Outcomes on disk, keyed by block key; an unreadable entry is a miss."""
 
@@ -48,12 +53,26 @@ class BlockCache:
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> Outcome | None:
-        """The stored outcome, or `None` when absent or corrupt."""
+        """The stored outcome, or `None` when absent or corrupt; a hit marks the entry as used now."""
+        path = self._path(key)
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8"))
+            os.utime(path)
             return Outcome(output=data["output"], error=data["error"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
+
+    def evict(self, max_age: float = MAX_AGE) -> int:
+        """Remove the entries no build has used for `max_age` seconds; return how many."""
+        now, removed = time.time(), 0
+        for path in self.directory.glob("*/*.json") if self.directory.is_dir() else []:
+            try:
+                if now - path.stat().st_mtime > max_age:
+                    path.unlink()
+                    removed += 1
+            except OSError:
+                continue  # another build removed or replaced it
+        return removed
 
     def put(self, key: str, outcome: Outcome) -> None:
         """Store an outcome atomically."""

@@ -393,7 +393,8 @@ def page_cells(items: list[Prose | Code], *, language: str, pins: Pins, torch_ve
             output = expected(item.id) if item.traced else None
             if _runs_something(rest) or output:
                 literal = "None" if output is None else _literal(localize(output, language))
-                cells.append(Cell("code", f"check_answer({item.id!r}, {_literal(rest + chr(10))},\n             expected={literal})",
+                cells.append(Cell("code", f"check_answer({item.id!r}, {_literal(rest + chr(10))},\n"
+                                          f"             expected={literal})",
                                   "check", item.id))
         else:
             cells.append(Cell("code", code, "block", item.id))

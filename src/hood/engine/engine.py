@@ -105,9 +105,11 @@ class Engine:
                 _forget_source(block)
 
     def close(self) -> None:
-        """End every session still open."""
+        """End every session still open; drop the cache entries no build has used for `cache.MAX_AGE`."""
         for page in {page for page, _ in self.sessions}:
             self.end_page(page)
+        if self.cache:
+            self.cache.evict()
 
     def run(self, block: Block) -> Outcome:
         """The outcome of `block`: from memo, then cache, else executed (after replaying its session)."""

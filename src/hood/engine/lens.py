@@ -82,7 +82,8 @@ def diff(expected: str, actual: str, release: str, language: str = "en") -> str:
     """The unified diff from the pinned output to the release's, both as a page in `language` shows them."""
     return "\n".join(difflib.unified_diff(localize(expected, language).splitlines(),
                                           localize(actual, language).splitlines(),
-                                          interface.words(language, "lens_page")["pinned"], f"torch {release}", lineterm="", n=1))
+                                          interface.words(language, "lens_page")["pinned"], f"torch {release}",
+                                          lineterm="", n=1))
 
 
 @dataclass
