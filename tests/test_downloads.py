@@ -307,3 +307,19 @@ def test_a_demonstration_in_a_solution_box_is_given_whole():
     cells = cells_of(page, learner=True, traces={"double": "TWICE 21 IS 42\n", "later": "2\n"})
     assert not [c for c in cells if c.role == "answer" and c.block == "double"]
     assert any(c.role == "check" and c.block == "double" and "return BASE * n" in c.source for c in cells)
+
+
+@pytest.mark.parametrize("page", [p for p in notebooks.course_pages() if p.startswith("labs/")])
+def test_nothing_a_learner_runs_before_a_task_defines_its_answer(page):
+    """The setup (and every block before a task) defines none of the functions the task's answer cell asks for."""
+    import ast
+
+    cells = notebooks.cells(page, "en", learner=True)
+    defined: set[str] = set()
+    for cell in cells:
+        if cell.role == "answer":
+            asked = {n.name for n in ast.parse(cell.source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+            assert not asked & defined, (cell.block, sorted(asked & defined))
+        if cell.role in {"setup", "block"}:
+            defined |= {n.name for n in ast.parse(cell.source).body
+                        if isinstance(n, (ast.FunctionDef, ast.ClassDef))}

@@ -249,16 +249,15 @@ def test_the_nll_node_saves_the_batch_size_as_total_weight():
 
 
 def test_the_pages_are_completable_from_their_notebooks():
-    """No page sends the reader to a module or a clone; the setup holds no answer; step 1 needs nothing of step 2."""
+    """No page sends the reader to a module or a clone; a last block writes the deliverables; step 1 needs nothing of
+    step 2."""
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
     for language in ("en", "es"):
         for page in ("01-autograd-by-hand.md", "02-custom-op.md"):
             text = (root / "docs" / language / "labs" / page).read_text()
             assert "python -m snippets" not in text and "clone" not in text
-            setup = text[text.index('id="setup"'):text.index("```", text.index('id="setup"'))]
-            assert "lab01/" not in setup and "lab02/" not in setup and "scaled_linear" not in setup
-            assert '--8<-- "hood/labkit.py:body"' in text[text.index('id="deliverables"') - 200:]
+            assert 'id="deliverables"' in text  # what its answers are: tests/test_downloads.py checks the setup
             assert ("**Time:** about " if language == "en" else "**Tiempo:** unos ") in text
     walk = (root / "snippets" / "lab01" / "graph.py").read_text()
     walk = walk[walk.index("[start:walk]"):walk.index("[end:walk]")]

@@ -117,7 +117,7 @@ def test_the_lab_sends_nobody_to_a_module_or_a_clone_and_its_setup_holds_no_answ
         assert "python -m snippets" not in page and "clone" not in page.split("## ")[0]
         setup = page[page.index('id="setup"'):page.index("```", page.index('id="setup"'))]
         for answer in ("kernel_annotation.py", "inductor_code.py", "aot_graphs.py", "lab03/timing.py",
-                       "compile_head.py", "survey.py"):
+                       "compile_head.py", "survey.py:survey"):
             assert answer not in setup
         assert page.count('--8<-- "hood/labkit.py:body"') == 1
         assert ("**Time:** about 90 min." if language == "en" else "**Tiempo:** unos 90 min.") in page

@@ -76,8 +76,8 @@ class LocalCalls(TorchDispatchMode):
         return " ".join(name for name, _ in self.calls if name not in self.BOOKKEEPING)
 
     def first(self, name):
-        """The first argument of the first call of the operator `name`."""
-        return next(args[0] for called, args in self.calls if called == name)
+        """The first argument of the first call of the operator `name` (`aten.addmm`: any of its overloads)."""
+        return next(args[0] for called, args in self.calls if called.rsplit(".", 1)[0] == name or called == name)
 
 
 def held_part(t):
