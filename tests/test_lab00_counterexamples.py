@@ -140,8 +140,8 @@ def test_the_page_is_a_notebook_of_its_own():
 def test_in_this_lab_box_counts_the_tasks():
     en, es = page("en"), page("es")
     assert en.count("**Task.**") == es.count("**Tarea.**") == 17
-    assert '!!! abstract "In this lab"' in en and "**Time:** about 180 min: seventeen tasks" in en
-    assert '!!! abstract "En este lab"' in es and "**Tiempo:** unos 180 min: diecisiete tareas" in es
+    assert '!!! abstract "In this lab"' in en and "**Time:** about 240 min: seventeen tasks" in en
+    assert '!!! abstract "En este lab"' in es and "**Tiempo:** unos 240 min: diecisiete tareas" in es
 
 
 def test_no_sentence_says_names_do_not_change_with_the_device():
