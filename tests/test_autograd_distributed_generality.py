@@ -1,0 +1,130 @@
+"""Theory 02 and 04, beyond their example: the cases a skeptical read tried against their general sentences."""
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from hood.capture.collectives import run_ranks
+
+
+def test_saved_tensor_hooks_switch_off_the_version_check():
+    W = torch.tensor([0.5, 1.0], requires_grad=True)
+    h = (W * 2).exp()
+    h.mul_(10)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        h.sum().backward()
+    W.grad = None
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        h = (W * 2).exp()
+    h.mul_(10)
+    h.sum().backward()  # no error: the hooks' unpack is not checked
+    assert not torch.allclose(W.grad, 2 * (W.detach() * 2).exp())  # and the gradient is silently wrong
+
+
+def test_detach_shares_the_version_counter_data_and_requires_grad_do_not_count():
+    W = torch.ones(2, requires_grad=True)
+    h = (W * 2).exp()
+    h.detach().add_(1)  # no node saved the detached tensor, but it shares h's counter
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        h.sum().backward()
+    a = torch.ones(3)
+    a.data.add_(1)
+    assert a._version == 0
+    t = torch.ones(3)
+    t.requires_grad_()
+    t.share_memory_()
+    assert t._version == 0
+
+
+def test_comparisons_leave_no_node_and_exp_saves_its_result():
+    x = torch.randn(3, requires_grad=True)
+    assert (x > 0).grad_fn is None and x.argmax().grad_fn is None
+    y = x.exp()
+    assert torch.equal(y.grad_fn._saved_result, y) and not hasattr(y.grad_fn, "_saved_self")
+
+
+def test_modules_have_backward_hooks_too():
+    lin, seen = nn.Linear(3, 3), []
+    lin.register_full_backward_pre_hook(lambda m, g: seen.append("backward pre"))
+    lin.register_full_backward_hook(lambda m, gi, go: seen.append("backward"))
+    lin(torch.randn(2, 3, requires_grad=True)).sum().backward()
+    assert seen == ["backward pre", "backward"]
+
+
+def test_a_fake_tensor_carries_the_python_key_with_no_mode_active():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.utils._python_dispatch import _len_torch_dispatch_stack
+
+    with FakeTensorMode():
+        fake = torch.ones(2)
+    assert _len_torch_dispatch_stack() == 0
+    assert "Python" in str(torch._C._dispatch_keys(fake))
+
+
+def test_an_inference_tensor_cannot_be_updated_in_place_outside_inference_mode():
+    with torch.inference_mode():
+        y = torch.ones(2)
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        y.add_(1)
+    with pytest.raises(RuntimeError, match="Setting requires_grad=True on inference tensor"):
+        y.requires_grad_()
+
+
+def test_attention_records_a_cpu_node_and_the_build_holds_the_others():
+    q = torch.randn(1, 2, 4, 8, requires_grad=True)
+    assert type(F.scaled_dot_product_attention(q, q, q).grad_fn).__name__ == \
+        "ScaledDotProductFlashAttentionForCpuBackward0"
+    from torch._C import _functions  # the generated node classes
+
+    names = dir(_functions)
+    assert {"ScaledDotProductEfficientAttentionBackward0", "ScaledDotProductFlashAttentionBackward0",
+            "ScaledDotProductCudnnAttentionBackward0"} <= set(names)
+
+
+def _default_backend():
+    import torch.distributed as dist
+
+    dist.init_process_group()  # no backend named
+    config = str(dist.get_backend_config())
+    try:
+        dist.distributed_c10d._get_default_group()._get_backend(torch.device("cuda"))
+        cuda = "yes"
+    except RuntimeError as err:
+        cuda = str(err)
+    return {"config": config, "cuda": cuda}
+
+
+def test_init_process_group_without_a_backend_starts_the_accelerators_only():
+    for rank in run_ranks(_default_backend):
+        assert rank["config"] == "cpu:gloo"
+        assert "No backend type associated with device type cuda" in rank["cuda"]
+    import torch.distributed as dist
+
+    lines = open(dist.distributed_c10d.__file__).read().splitlines()
+    assert "device_type = torch._C._get_accelerator().type" in lines[421]
+    assert "Backend.default_device_backend_map[device_type]" in lines[423]
+
+
+def _where_gloo_runs():
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    from torch.profiler import ProfilerActivity, profile
+
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    ddp = DDP(nn.Sequential(*(nn.Linear(512, 512) for _ in range(8))))
+    x = torch.randn(8, 512)
+    for _ in range(2):
+        ddp(x).sum().backward()
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        ddp(x).sum().backward()
+    backward = {e.thread for e in prof.events() if e.name == "autograd::engine::evaluate_function: AddmmBackward0"}
+    gloo = {e.thread for e in prof.events() if e.name == "gloo:all_reduce"}
+    return {"buckets": len([e for e in prof.events() if e.name == "gloo:all_reduce"]),
+            "gloo on a thread backward does not use": bool(gloo) and not gloo & backward}
+
+
+def test_gloo_runs_ddps_all_reduces_on_threads_of_its_own():
+    for rank in run_ranks(_where_gloo_runs):
+        assert rank["buckets"] >= 2 and rank["gloo on a thread backward does not use"] is True
