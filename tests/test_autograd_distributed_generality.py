@@ -128,3 +128,27 @@ def _where_gloo_runs():
 def test_gloo_runs_ddps_all_reduces_on_threads_of_its_own():
     for rank in run_ranks(_where_gloo_runs):
         assert rank["buckets"] >= 2 and rank["gloo on a thread backward does not use"] is True
+
+
+def test_symbolic_trace_runs_neither_kernel_and_make_fx_with_fake_tensors_runs_the_fake_one():
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    ran = []
+
+    @torch.library.custom_op("hood_generality::twice", mutates_args=())
+    def twice(x: torch.Tensor) -> torch.Tensor:
+        ran.append("real")
+        return x * 2
+
+    @twice.register_fake
+    def _(x):
+        ran.append("fake")
+        return torch.empty_like(x)
+
+    def f(x):
+        return twice(x)
+
+    torch.fx.symbolic_trace(f)
+    assert ran == []
+    make_fx(f, tracing_mode="fake")(torch.ones(2))
+    assert ran == ["fake"]
