@@ -152,3 +152,106 @@ def test_symbolic_trace_runs_neither_kernel_and_make_fx_with_fake_tensors_runs_t
     assert ran == []
     make_fx(f, tracing_mode="fake")(torch.ones(2))
     assert ran == ["fake"]
+
+
+def _to_copies_per_call(*tensors, cache_enabled=True):
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Count(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.n = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.n += func is torch.ops.aten._to_copy.default
+            return func(*args, **(kwargs or {}))
+
+    counts = []
+    with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=cache_enabled):
+        for _ in range(2):
+            with Count() as count:
+                F.linear(*tensors)
+            counts.append(count.n)
+    return counts
+
+
+def test_autocast_caches_only_float32_leaves_that_require_grad_and_are_not_views():
+    x = torch.randn(2, 64, requires_grad=True)
+    W, b = torch.randn(600, 64, requires_grad=True), torch.randn(600, requires_grad=True)
+    assert _to_copies_per_call(x, W, b) == [3, 0]
+    assert _to_copies_per_call(x, W[:300], b[:300]) == [3, 2]  # views are cast again
+    half = [t.detach().half().requires_grad_() for t in (x, W, b)]
+    assert _to_copies_per_call(*half) == [3, 3]  # float16 leaves too
+    assert _to_copies_per_call(x, W, b, cache_enabled=False) == [3, 3]
+
+
+def test_a_view_taken_under_inference_mode_keeps_its_keys_and_a_quantized_tensor_has_its_own():
+    x = torch.ones(2, 3)
+    with torch.inference_mode():
+        view, fresh = x.view(-1), torch.ones(3)
+    assert not view.is_inference() and "AutogradCPU" in str(torch._C._dispatch_keys(view))
+    assert fresh.is_inference() and "Autograd" not in str(torch._C._dispatch_keys(fresh))
+    with pytest.warns(UserWarning, match="deprecated"):
+        q = torch.quantize_per_tensor(torch.randn(3), 0.1, 0, torch.qint8)
+    assert q.layout == torch.strided and "QuantizedCPU" in str(torch._C._dispatch_keys(q))
+
+
+def test_linear_without_bias_is_t_and_mm_and_add_needs_its_overload_name_linear_does_not():
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Log(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(func._overloadpacket.__name__)
+            return func(*args, **(kwargs or {}))
+
+    x, W = torch.randn(2, 64, requires_grad=True), torch.randn(600, 64, requires_grad=True)
+    with Log() as log:
+        F.linear(x, W)
+    assert log.ops == ["t", "mm"]
+    assert len(torch._C._dispatch_dump_table("aten::linear").splitlines()) > 10
+    assert torch._C._dispatch_dump_table("aten::add") == ""  # no default overload: nothing to print
+    W = torch.randn(600, 64)
+    assert W.contiguous() is W and W.t().view(64, 2, 300).shape == (64, 2, 300)
+    with pytest.raises(RuntimeError):
+        W.t().view(-1)
+
+
+def test_a_graph_break_inside_a_loop_skips_the_whole_frame():
+    def loopy(x):
+        for i in range(3):
+            x = x * 2
+            print("i", i)
+            x = x + 1
+        return x
+
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(loopy)(torch.randn(3))
+    assert explanation.graph_count == 0
+
+
+def test_aot_autograd_makes_one_inference_graph_when_no_backward_can_be_needed():
+    from torch._dynamo.backends.common import aot_autograd
+
+    made = []
+
+    def compiler(kind):
+        def compile_graph(gm, example_inputs):
+            made.append(kind)
+            return gm.forward
+        return compile_graph
+
+    backend = aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
+                           inference_compiler=compiler("inference"))
+    x = torch.randn(2, 3, requires_grad=True)
+    torch._dynamo.reset()
+    torch.compile(lambda t: t.sin() * 2, backend=backend)(x)
+    assert made == ["forward"]  # the backward is compiled at the first backward
+    made.clear()
+    torch._dynamo.reset()
+    with torch.no_grad():
+        torch.compile(lambda t: t.sin() * 2, backend=backend)(x)
+    assert made == ["inference"]

@@ -38,7 +38,7 @@ def test_a_word_spelt_like_a_verb_gets_its_hover_only_as_a_noun():
 
     term = next(t for t in TERMS["es"] if t.word == "guarda")
     text = ("Cada nodo guarda además lo que necesita. La guarda falla; cada guarda es una condición y las guardas "
-            "se comprueban. Lo guarda el forward.")
+            "se comprueban. Lo guarda el forward. ¿Qué guarda cada rank? Los guarda un nn.Linear.")
     html = markdown.markdown(glossary.with_glossary(text, [term], "es"), extensions=["abbr"])
     marked = re.findall(r"<abbr[^>]*>([^<]+)</abbr>", html)
     assert marked == ["La guarda", "cada guarda", "las guardas"]

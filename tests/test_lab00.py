@@ -140,7 +140,7 @@ REPORT_ES = ("# Informe del lab 00: el dispatcher en linear(x, W, b)", ", semill
              "## C. Log del modo de dispatch, F.linear(x, W, b)",
              "## E. Profiler, forward y backward (las filas que interesan)", "## Interpretación",
              "nunca llegó al modo de dispatch como `aten::linear`", "tantos como con `linear`",
-             "graba `AddmmBackward0` y después vuelve a despachar la llamada hacia el kernel de CPU")
+             "graba `AddmmBackward0` y después redespacha la llamada hacia el kernel de CPU")
 """The same headings and sentences in the Spanish REPORT.md."""
 
 

@@ -95,3 +95,15 @@ def test_the_checks_see_what_they_should():
     assert pattern("fichero*").search("los Ficheros")
     assert NUMBER_FORMAT.findall("85.848 y 171,696 y 38 400") == ["85.848", "171,696", "38 400"]
     assert not NUMBER_FORMAT.findall("85\u00a0848, torch 2.13.0, 1e-6, 127.0.0.1, 4.0 y (2, 600)")
+
+
+def test_the_spanish_glossary_uses_no_avoided_rendering():
+    """The hovers are read on every page: their definitions follow the same vocabulary as the pages."""
+    import yaml
+
+    entries = yaml.safe_load((ROOT / "glossary.yml").read_text(encoding="utf-8"))
+    text = " ".join(entry["es"][1] for entry in entries)  # the definitions: a headword may be code (Shard)
+    text = re.sub(r"\b\w+\([^)]*\)", " ", text)  # calls such as Shard(0) are code
+    found = [f"{match.group(0)!r} ({term})" for term, _, avoided in rows() for rendering in avoided
+             for match in pattern(rendering).finditer(text)]
+    assert found == []

@@ -121,7 +121,7 @@ def interpretation(y, views, linear_calls, addmm_calls, rows) -> str:
         f"`W.T` también es un operador. Los conjuntos de claves del tensor fueron "
         f"{'idénticos' if found['same_keys'] else 'distintos'} con y sin `requires_grad`, en float16 y bajo "
         f"`no_grad`; la clave de autograd `AutogradCPU` está por encima de `CPU` y actúa primero, graba "
-        f"`{found['node']}` y después vuelve a despachar la llamada hacia el kernel de CPU. El profiler muestra el "
+        f"`{found['node']}` y después redespacha la llamada hacia el kernel de CPU. El profiler muestra el "
         f"forward `aten::linear` con formas de entrada {found['forward']} y el backward `AddmmBackward0` con "
         f"{found['backward']}."
     )

@@ -24,11 +24,12 @@ GLOSSARY_MARKER = "<!-- glossary -->"
 """Where the glossary page shows its table."""
 
 
-DETERMINERS = ("el", "la", "los", "las", "un", "una", "unos", "unas", "del", "al", "cada", "este", "esta", "estos",
-               "estas", "ese", "esa", "esos", "esas", "su", "sus", "otro", "otra", "otros", "otras", "dos", "tres",
-               "cuatro", "cinco", "varios", "varias", "ningún", "ninguna", "primer", "primera", "nuevo", "nueva",
-               "mismo", "misma", "qué", "cuántos", "cuántas")
-"""The Spanish words after which a one-word term is the noun (`la guarda`), never a verb (`el nodo guarda`)."""
+SINGULAR_DETERMINERS = ("el", "la", "un", "una", "del", "al", "cada", "este", "esta", "ese", "esa", "su", "otro",
+                        "otra", "ningún", "ninguna", "primer", "primera", "nuevo", "nueva", "mismo", "misma")
+PLURAL_DETERMINERS = ("los", "las", "unos", "unas", "estos", "estas", "esos", "esas", "sus", "otros", "otras", "dos",
+                      "tres", "cuatro", "cinco", "varios", "varias", "cuántos", "cuántas")
+"""The Spanish words after which a one-word term is the noun (`la guarda`, `las guardas`), never a verb (`el nodo
+guarda`): each with the number it agrees with, since `los guarda` and `qué guarda` are a verb after a pronoun."""
 
 
 @dataclass(frozen=True)
@@ -56,10 +57,10 @@ def spanish_plural(word: str) -> str:
 
 
 def noun_forms(word: str) -> tuple[str, ...]:
-    """A one-word Spanish term after each determiner, singular and plural, capitalised too (a sentence's start)."""
+    """A one-word Spanish term after each determiner of its number, capitalised too (a sentence's start)."""
     forms = []
-    for determiner in DETERMINERS:
-        for noun in (word, spanish_plural(word)):
+    for determiners, noun in ((SINGULAR_DETERMINERS, word), (PLURAL_DETERMINERS, spanish_plural(word))):
+        for determiner in determiners:
             forms += [f"{determiner} {noun}", f"{determiner.capitalize()} {noun}"]
     return tuple(forms)
 
