@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 HOST := 127.0.0.1:8000
 
-.PHONY: serve build test check bless lens bench audit translated setup browser clean
+.PHONY: serve build test check bless lens bench audit translated setup browser clean rehearse-toolchain
 
 # Create the virtualenv and install the exact pins (again only when pyproject.toml changes).
 $(STAMP): pyproject.toml
@@ -59,6 +59,11 @@ audit: $(STAMP)
 # (its own virtualenv under .cache/lens/; .venv is never touched). Then review git diff traces/lens and commit.
 lens: $(STAMP)
 	$(BIN)/python -m tools.lens $(TORCH)
+
+# Rehearse a change of toolchain: build the site with ProperDocs (a maintained MkDocs 1.x fork) in a virtualenv of
+# its own, and compare its traces and pages with this MkDocs's build.
+rehearse-toolchain: $(STAMP)
+	$(BIN)/python -m tools.toolchain
 
 bench: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m tools.bench

@@ -54,7 +54,7 @@ class HoodConfig(Config):
 
 def _snippet_bases(config) -> list[Path]:
     """The folders `--8<--` includes are read from."""
-    root = Path(config.config_file_path).parent
+    root = Path(config.config_file_path).resolve().parent
     return [root / base for base in config.mdx_configs.get("pymdownx.snippets", {}).get("base_path", ["."])]
 
 
@@ -90,7 +90,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         language = compat.page_language(config)
         languages = compat.built_languages(config)
         if self.state is None or language == languages[0]:  # the default language opens every build
-            root = Path(config.config_file_path).parent
+            root = Path(config.config_file_path).resolve().parent
             settings = Settings.from_options(root, serving=self.serving, **self.config)
             self.found = self.found or runtime.snapshot()
             runtime.prepare_process(settings, root)
@@ -117,7 +117,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
             return files
         if self.state is not None and any(Path(f.abs_dest_path).is_file() for f in files.documentation_pages()):
             self.state.dirty_rebuild = True  # some page may be left as it is
-        root = Path(config.config_file_path).parent
+        root = Path(config.config_file_path).resolve().parent
         remove_stale_outputs([(Path(f.abs_src_path), Path(f.abs_dest_path)) for f in files.documentation_pages()],
                              [root / glossary.GLOSSARY_FILE], _snippet_bases(config))
         return files
@@ -146,7 +146,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         state = self.state
         assert state is not None
         begin_page(state, _page_path(page.file.src_uri, state.language), Path(page.file.abs_dest_path).parent)
-        root = Path(config.config_file_path).parent
+        root = Path(config.config_file_path).resolve().parent
         try:
             return prepare_markdown(state, markdown, bases=_snippet_bases(config),
                                     snippets=snippets_config(config.mdx_configs, root),
