@@ -123,11 +123,27 @@ def test_the_lab_sends_nobody_to_a_module_or_a_clone_and_its_setup_holds_no_answ
         assert ("**Time:** about 210 min." if language == "en" else "**Tiempo:** unos 210 min.") in page
 
 
+def _batch_256_kernel(kernel_threads):
+    from torch._inductor.utils import run_and_get_code
+
+    from snippets.compile.heads import AVX2, TinyHead, inductor_config
+
+    torch._dynamo.reset()
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with inductor_config.patch({**AVX2, "cpp.threads": kernel_threads}), torch.no_grad():
+            return "\n".join(run_and_get_code(torch.compile(TinyHead().eval()), torch.randn(256, 64))[1])
+    finally:
+        torch.set_num_threads(previous)
+
+
 def test_time_head_times_a_one_thread_kernel_against_one_thread_eager():
-    """The setup pins Inductor's kernel threads to 2; Part E's timing must not compare that with eager on one."""
+    """The setup pins Inductor's kernel threads to 2; Part E's timing patches them to its own thread count."""
     import inspect
 
     from snippets.lab03 import timing
 
-    source = inspect.getsource(timing.time_head)
-    assert '"cpp.threads": threads' in source and "torch.set_num_threads(threads)" in source
+    assert '"cpp.threads": threads' in inspect.getsource(timing.time_head)
+    assert "num_threads(2)" in _batch_256_kernel(2)  # the setup's pin: a two-thread kernel
+    assert "#pragma omp parallel" not in _batch_256_kernel(1)  # what Part E times: no OpenMP region at all
