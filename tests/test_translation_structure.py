@@ -16,15 +16,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from hood.engine.blocks import expand_includes, project_snippets_config
+from hood.engine.markdown_source import fence_at, fences, include_target, without_front_matter
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-INCLUDE_BASES = (ROOT / "snippets", ROOT / "src")  # pymdownx.snippets' base_path in mkdocs.yml
 PAGES = sorted(p.relative_to(DOCS / "en") for p in (DOCS / "en").rglob("*.md"))
 LANGUAGES = ("en", "es")
 
-_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
-_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})")
-_INCLUDE = re.compile(r"""^[ \t]*--8<--[ \t]+["'](?P<path>[^"':]+\.md)(?::(?P<section>[\w-]+))?["'][ \t]*$""")
 _HEADING = re.compile(r"^(?P<level>#{1,6})[ \t]+(?P<title>.*?)[ \t]*$")
 _HEADING_ID = re.compile(r"[ \t]*\{[ \t]*:?[ \t]*#(?P<id>[^\s}]+)[^}]*\}$")
 _KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -35,46 +34,19 @@ _AUTOLINK = re.compile(r"<(?P<target>(?:https?|mailto):[^>\s]+)>")
 _ATTR_ID = re.compile(r"""\bid=["'](?P<id>[^"']+)["']""")
 
 
-def _section(text: str, name: str) -> str:
-    """The lines between `--8<-- [start:name]` and `--8<-- [end:name]` (the markers left out)."""
-    lines, inside = [], False
-    for line in text.splitlines():
-        if re.search(rf"-8<-+[ \t]+\[[ \t]*start[ \t]*:[ \t]*{re.escape(name)}[ \t]*\]", line):
-            inside = True
-        elif re.search(rf"-8<-+[ \t]+\[[ \t]*end[ \t]*:[ \t]*{re.escape(name)}[ \t]*\]", line):
-            inside = False
-        elif inside:
-            lines.append(line)
-    return "\n".join(lines)
-
-
-def included(path: str, section: str | None = None) -> str:
-    """The text of a Markdown include, as pymdownx.snippets finds it under its base paths."""
-    for base in INCLUDE_BASES:
-        if (base / path).is_file():
-            text = (base / path).read_text(encoding="utf-8")
-            return _section(text, section) if section else text
-    raise FileNotFoundError(f"--8<-- {path!r} is under none of {[str(b) for b in INCLUDE_BASES]}")
-
-
 def page_text(language: str, page: Path | str, *, expand: bool = True, skip: tuple[str, ...] = ()) -> str:
     """A page without its front matter, with its Markdown includes outside fences expanded (but those in `skip`)."""
-    text = _FRONT_MATTER.sub("", (DOCS / language / page).read_text(encoding="utf-8"), count=1)
+    lines = without_front_matter((DOCS / language / page).read_text(encoding="utf-8")).split("\n")
     if not expand:
-        return text
-    out, fence = [], None
-    for line in text.splitlines():
-        if fence is None:
-            opening = _FENCE_OPEN.match(line)
-            include = _INCLUDE.match(line)
-            if opening:
-                fence = opening["fence"]
-            elif include and include["path"] not in skip:
-                out.extend(included(include["path"], include["section"]).splitlines())
-                continue
-        elif line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
-            fence = None
-        out.append(line)
+        return "\n".join(lines)
+    in_fence = {at for fence in fences(lines) for at in range(fence.start, fence.end + 1)}
+    out = []
+    for at, line in enumerate(lines):
+        target = None if at in in_fence else include_target(line)
+        if target and target[0].endswith(".md") and target[0] not in skip:
+            out.append(expand_includes(line, project_snippets_config(ROOT)))
+        else:
+            out.append(line)
     return "\n".join(out)
 
 
@@ -103,16 +75,12 @@ def structure(text: str) -> Structure:
     at, table = 0, None
     while at < len(lines):
         line = lines[at]
-        opening = _FENCE_OPEN.match(line)
-        if opening:
-            indent, fence = opening["indent"], opening["fence"]
-            end = at + 1
-            while end < len(lines) and not (lines[end].strip().startswith(fence[0] * len(fence))
-                                             and not lines[end].strip().strip(fence[0])):
-                end += 1
-            block = lines[at:end + 1]
-            result.fences.append("\n".join(b[len(indent):] if b.startswith(indent) else b.lstrip() for b in block))
-            at, table = end + 1, None
+        fence = fence_at(lines, at)
+        if fence:
+            block = lines[fence.start:fence.end + 1]
+            result.fences.append("\n".join(b[len(fence.indent):] if b.startswith(fence.indent) else b.lstrip()
+                                            for b in block))
+            at, table = fence.end + 1, None
             continue
         result.prose.append(line)
         if line.lstrip().startswith("|"):

@@ -72,10 +72,8 @@ def site_pages(project: Path) -> list[str]:
 
 def run_pages(project: Path, pages: list[str], threads: int | None, inductor_cache: Path) -> list[dict]:
     """Run every block of `pages` in order; one record per traced block: page, block, ok, diff."""
-    from mkdocs.utils.yaml import yaml_load
-
     from hood.engine import runtime
-    from hood.engine.blocks import page_blocks, snippets_config
+    from hood.engine.blocks import page_blocks, project_snippets_config
     from hood.engine.engine import Engine
     from hood.engine.settings import Settings
     from hood.engine.build import compare_output
@@ -84,10 +82,7 @@ def run_pages(project: Path, pages: list[str], threads: int | None, inductor_cac
     settings = replace(settings, threads=threads) if threads else settings
     runtime.pin_process(settings, str(inductor_cache))
     sys.path.insert(0, str(project))
-    config = yaml_load((project / "mkdocs.yml").read_text(encoding="utf-8"))
-    items = [item for item in config.get("markdown_extensions", []) if isinstance(item, dict)]
-    extensions = {k: v for item in items for k, v in item.items()}
-    snippets = snippets_config(extensions, project)
+    snippets = project_snippets_config(project)
     engine = Engine(settings, f"audit-{os.getpid()}")
     records = []
     for page in pages:

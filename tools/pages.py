@@ -7,74 +7,66 @@ the executed blocks print (from their traces): the figures `tests/test_course.py
 from __future__ import annotations
 
 import argparse
-import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
+from hood.engine import markdown_source
+from hood.engine.blocks import expand_includes
+from hood.engine.blocks import project_snippets_config as _snippets_config
+from hood.engine.markdown_source import Fence, include_target, without_front_matter
+
 ROOT = Path(__file__).resolve().parents[1]
+project_snippets_config = cache(_snippets_config)
+"""pymdownx.snippets' options of a project (read once per project)."""
 
-_FENCE = re.compile(r"^(?P<indent> *)```(?P<info>[^\n`]*)$")
-_INCLUDE = re.compile(r'^\s*--8<-- "(?P<target>[^"]+)"\s*$')
 
+@dataclass(frozen=True)
+class PageFence:
+    """A fenced block of a page (`hood.engine.markdown_source.Fence`) and the admonition it sits in.
 
-@dataclass
-class Fence:
-    """A fenced block of a page: where it starts, its options, its lines, and the admonition it sits in."""
+    Attributes:
+        fence: The block as the shared reader found it.
+        container: The `!!!`/`???` line it is indented under, or "" at the top level.
+    """
 
-    line: int
-    info: str
-    lines: list[str]
-    container: str  # the `!!!`/`???` line it is indented under, or "" at the top level
+    fence: Fence
+    container: str
+
+    @property
+    def line(self) -> int:
+        """Its opening line's number (from 1)."""
+        return self.fence.start + 1
+
+    @property
+    def info(self) -> str:
+        return self.fence.info
 
     def option(self, name: str) -> str | None:
-        match = re.search(rf'\b{name}="([^"]*)"', self.info)
-        return match[1] if match else None
+        return self.fence.options.get(name)
 
 
 def page_lines(language: str, page: str, root: Path = ROOT) -> list[str]:
     """A page's Markdown lines, front matter removed."""
-    text = (root / "docs" / language / page).read_text(encoding="utf-8")
-    text = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.DOTALL)
-    return text.splitlines()
+    return without_front_matter((root / "docs" / language / page).read_text(encoding="utf-8")).splitlines()
 
 
-def fences(lines: list[str]) -> list[Fence]:
+def fences(lines: list[str]) -> list[PageFence]:
     """Every fenced block, with the admonition line it is nested in (found by indentation)."""
-    found, i = [], 0
-    while i < len(lines):
-        match = _FENCE.match(lines[i])
-        if not match or not match["info"].strip():
-            i += 1
-            continue
-        indent = len(match["indent"])
-        end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == "```" and
-                   len(lines[j]) - len(lines[j].lstrip()) == indent)
-        container = ""
+    found = []
+    for fence in markdown_source.fences(lines):
+        indent, container = len(fence.indent), ""
         if indent:
-            container = next((lines[k].strip() for k in range(i - 1, -1, -1) if lines[k].strip() and
+            container = next((lines[k].strip() for k in range(fence.start - 1, -1, -1) if lines[k].strip() and
                               len(lines[k]) - len(lines[k].lstrip()) < indent), "")
-        found.append(Fence(i + 1, match["info"].strip(), [line[indent:] for line in lines[i + 1:end]], container))
-        i = end + 1
+        found.append(PageFence(fence, container))
     return found
 
 
-def _include(target: str, root: Path) -> list[str]:
-    name, _, section = target.partition(":")
-    path = next(base / name for base in (root / "snippets", root / "src") if (base / name).is_file())
-    lines = path.read_text(encoding="utf-8").splitlines()
-    if section:
-        start = lines.index(f"# --8<-- [start:{section}]")
-        lines = lines[start + 1:lines.index(f"# --8<-- [end:{section}]", start)]
-    return lines
-
-
-def shown_code(fence: Fence, root: Path = ROOT) -> list[str]:
+def shown_code(fence: PageFence, root: Path = ROOT) -> list[str]:
     """The lines a reader sees in a code box: includes expanded, hidden lines dropped, blank ends trimmed."""
-    lines: list[str] = []
-    for line in fence.lines:
-        match = _INCLUDE.match(line)
-        lines.extend(_include(match["target"], root) if match else [line])
-    lines = [line for line in lines if "# markdown-exec: hide" not in line]
+    text = expand_includes("\n".join(fence.fence.lines), project_snippets_config(root))
+    lines = [line for line in text.split("\n") if "# markdown-exec: hide" not in line]
     while lines and not lines[-1].strip():
         lines.pop()
     while lines and not lines[0].strip():
@@ -82,15 +74,16 @@ def shown_code(fence: Fence, root: Path = ROOT) -> list[str]:
     return lines
 
 
-def shows_code(fence: Fence) -> bool:
+def shows_code(fence: PageFence) -> bool:
     """Whether the reader sees the fence's code: a plain code fence, or an executed one with `source`."""
-    is_python = fence.info.split()[0] in ("python", "py")
-    return is_python and ("exec=" not in fence.info or fence.option("source") is not None)
+    return fence.fence.language in ("python", "py") and ("exec" not in fence.fence.options
+                                                          or fence.option("source") is not None)
 
 
-def included(fence: Fence) -> list[str]:
-    """The `--8<--` targets of a fence."""
-    return [m["target"] for line in fence.lines if (m := _INCLUDE.match(line))]
+def included(fence: PageFence) -> list[str]:
+    """The `--8<--` targets of a fence (`path` or `path:section`)."""
+    targets = (include_target(line) for line in fence.fence.lines)
+    return [path + (f":{section}" if section else "") for path, section in filter(None, targets)]
 
 
 def output_lines(page: str, block_id: str, root: Path = ROOT) -> int:

@@ -6,8 +6,6 @@ what markdown-exec receives, and an include pymdownx accepts (sections, line ran
 
 from __future__ import annotations
 
-import re
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,10 +13,7 @@ import markdown
 from pymdownx.snippets import SnippetMissingError
 
 from hood.engine.engine import Block
-
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?:python|py)\b(?P<options>[^\n]*)$", re.MULTILINE)
-_OPTION = re.compile(r"""(\w+)=(?:"([^"]*)"|'([^']*)'|(\S+))""")
-_TRUE = {"1", "on", "yes", "true"}
+from hood.engine.markdown_source import executed_fences, include_target
 
 
 @dataclass(frozen=True)
@@ -38,24 +33,9 @@ class MissingInclude(ValueError):
     """A `--8<--` include that pymdownx.snippets cannot find."""
 
 
-def fence_options(line: str) -> dict[str, str]:
-    """The `key="value"` options of a fence's opening line (double, single or no quotes)."""
-    return {key: next(v for v in values if v) if any(values) else "" for key, *values in _OPTION.findall(line)}
-
-
 def executed_blocks(text: str) -> list[tuple[dict[str, str], str]]:
     """The options and dedented body of every `python`/`py` fence with `exec="on"`, in page order."""
-    blocks = []
-    for match in _FENCE.finditer(text):
-        options = fence_options(match.group("options"))
-        if options.get("exec", "").lower() not in _TRUE:
-            continue
-        indent, fence = match.group("indent"), match.group("fence")
-        closing = re.compile(rf"^{re.escape(indent)}{fence[0]}{{{len(fence)},}}[ \t]*$", re.MULTILINE)
-        end = closing.search(text, match.end())
-        body = text[match.end() + 1 : end.start() if end else len(text)]
-        blocks.append((options, textwrap.dedent(body)))
-    return blocks
+    return [(fence.options, fence.body) for fence in executed_fences(text)]
 
 
 def expand_includes(text: str, snippets_config: dict) -> str:
@@ -89,6 +69,16 @@ def snippets_config(mdx_configs: dict, root: Path) -> dict:
     return config
 
 
+def project_snippets_config(root: Path) -> dict:
+    """pymdownx.snippets' options as the `mkdocs.yml` of the project at `root` sets them (read by MkDocs' loader,
+    which knows its `!ENV` tags)."""
+    from mkdocs.utils.yaml import yaml_load
+
+    config = yaml_load((root / "mkdocs.yml").read_text(encoding="utf-8"))
+    items = [item for item in config.get("markdown_extensions", []) if isinstance(item, dict)]
+    return snippets_config({key: value for item in items for key, value in item.items()}, root)
+
+
 def missing_includes(markdown_text: str, bases: list[Path]) -> list[tuple[str, str]]:
     """(block id, include) for every `--8<--` include of an executed block found under none of `bases`."""
     missing = []
@@ -103,13 +93,11 @@ def missing_includes(markdown_text: str, bases: list[Path]) -> list[tuple[str, s
     return missing
 
 
-_INCLUDE_LINE = re.compile(r"""^[ \t]*--8<--[ \t]+["']([^"':]+)(?::[^"']*)?["'][ \t]*$""", re.MULTILINE)
-
-
 def included_files(markdown_text: str, bases: list[Path]) -> list[Path]:
     """The files a page includes with `--8<--` lines (whole or by section), as found under `bases`."""
     found = []
-    for name in dict.fromkeys(_INCLUDE_LINE.findall(markdown_text)):
+    targets = (include_target(line) for line in markdown_text.split("\n"))
+    for name in dict.fromkeys(target[0] for target in targets if target):
         path = next((base / name for base in bases if (base / name).is_file()), None)
         if path is not None:
             found.append(path)

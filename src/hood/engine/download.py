@@ -30,15 +30,14 @@ from pathlib import PurePosixPath
 
 from hood import interface
 from hood.capture.common import localize
-from hood.engine.blocks import expand_includes, fence_options
+from hood.engine.blocks import expand_includes
+from hood.engine.markdown_source import fence_at, without_front_matter
 
 _ADMONITION = re.compile(r'^(?P<marker>!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*$')
 _TAB = re.compile(r'^===\+?[ \t]+"(?P<title>[^"]*)"[ \t]*$')
-_FENCE_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _HEADING_ATTRS = re.compile(r"[ \t]*\{[#.:][^}]*\}[ \t]*$", re.MULTILINE)
 _PAGE_LINK = re.compile(r"\[([^\]]+)\]\((?!https?:)[^)\s]*\.md(?:#[^)\s]*)?\)")
 _ANCHOR_LINK = re.compile(r"\[([^\]]+)\]\(#[^)\s]*\)")
-_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 NORMALISER_INCLUDE = '--8<-- "hood/engine/normalize.py:body"'
 """The normalisation the traces go through, included in a learner's notebook for its checks."""
 SOLUTION_KIND = "success"
@@ -106,8 +105,7 @@ class DownloadError(ValueError):
 
 def read_page(text: str, snippets_config: dict) -> list[Prose | Code]:
     """The page's prose and executed blocks in order, admonitions unwrapped, includes expanded."""
-    text = _FRONT_MATTER.sub("", text)
-    return _read(text.split("\n"), (), snippets_config)
+    return _read(without_front_matter(text).split("\n"), (), snippets_config)
 
 
 def _read(lines: list[str], boxes: tuple[str, ...], config: dict) -> list[Prose | Code]:
@@ -122,7 +120,7 @@ def _read(lines: list[str], boxes: tuple[str, ...], config: dict) -> list[Prose 
     i = 0
     while i < len(lines):
         line = lines[i]
-        box, tab, fence = _ADMONITION.match(line), _TAB.match(line), _FENCE_OPEN.match(line)
+        box, tab, fence = _ADMONITION.match(line), _TAB.match(line), fence_at(lines, i)
         if box or tab:
             j = i + 1
             while j < len(lines) and (not lines[j].strip() or lines[j].startswith("    ")):
@@ -136,20 +134,13 @@ def _read(lines: list[str], boxes: tuple[str, ...], config: dict) -> list[Prose 
             items += _read(textwrap.dedent("\n".join(lines[i + 1:j])).split("\n"), (*boxes, kind), config)
             i = j
         elif fence:
-            marker = fence["fence"]
-            closing = re.compile(rf"^{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$")
-            j = i + 1
-            while j < len(lines) and not closing.match(lines[j]):
-                j += 1
-            info, body = fence["info"].strip(), lines[i + 1:j]
-            options = fence_options(info)
-            if re.match(r"(python|py)\b", info) and options.get("exec", "").lower() in {"1", "on", "yes", "true"}:
+            if fence.executed:
                 flush()
-                items.append(Code(options, expand_includes("\n".join(body), config).strip("\n") + "\n", boxes))
+                code = expand_includes("\n".join(fence.raw), config).strip("\n") + "\n"
+                items.append(Code(fence.options, code, boxes))
             else:
-                language = info.split()[0] if info else ""
-                prose += [marker + language, *body, marker]
-            i = j + 1
+                prose += [fence.marker + fence.language, *fence.raw, fence.marker]
+            i = fence.end + 1
         else:
             prose.append(line)
             i += 1

@@ -14,12 +14,12 @@ import re
 import subprocess
 from pathlib import Path
 
+from hood.engine.markdown_source import FRONT_MATTER
+
 FIELD = "translated_from"
 """The front-matter field of a translated page."""
 
 MARK_COMMAND = "make translated PAGE={page}"
-
-_FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?\n)---\n", re.DOTALL)
 
 
 def english_hash(text: str) -> str:
@@ -30,7 +30,7 @@ def english_hash(text: str) -> str:
 
 def recorded_hash(translated: str) -> str | None:
     """The `translated_from` hash in a translated page's front matter, or `None`."""
-    match = _FRONT_MATTER.match(translated)
+    match = FRONT_MATTER.match(translated)
     if not match:
         return None
     field = re.search(rf"^{FIELD}:\s*(\S+)\s*$", match["body"], re.MULTILINE)
@@ -40,7 +40,7 @@ def recorded_hash(translated: str) -> str | None:
 def mark(translated: str, english: str) -> str:
     """`translated` with its front matter saying it translates this version of `english`."""
     line = f"{FIELD}: {english_hash(english)}\n"
-    match = _FRONT_MATTER.match(translated)
+    match = FRONT_MATTER.match(translated)
     if not match:
         return f"---\n{line}---\n\n{translated}"
     body = re.sub(rf"^{FIELD}:.*\n", "", match["body"], flags=re.MULTILINE)
