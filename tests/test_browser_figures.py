@@ -1,16 +1,14 @@
 """Every figure as a reader sees it: in Chromium, at phone and desktop width, light and dark, both languages.
 
-Screenshots of every figure are kept in `shots/` (ignored by git) for anyone to look at after a run.
+Screenshots of every figure are kept in pytest's temporary folder (the run prints where) for anyone to look at.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.sitekit import ROOT
 from tests.test_browser import _page_paths, base_url, browser  # noqa: F401  (fixtures)
 
-SHOTS = ROOT / "shots"
 SMALLEST_TEXT_PX = 9.0
 """The smallest a figure's text may render at, once the drawing has shrunk to its column."""
 
@@ -43,10 +41,12 @@ def figure_paths(site) -> list[str]:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [390, 1280])
-def test_every_figure_fits_its_column_and_reads(browser, base_url, site_build, width, scheme, capsys):  # noqa: F811
+def test_every_figure_fits_its_column_and_reads(browser, base_url, site_build, width, scheme, capsys,  # noqa: F811
+                                               tmp_path_factory):
     context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
     page = context.new_page()
     problems, shots = [], 0
+    folder = tmp_path_factory.mktemp(f"shots-{scheme}-{width}")
     paths = figure_paths(site_build.site)
     assert any(p.startswith("/es/") for p in paths) and any(not p.startswith("/es/") for p in paths)
     for path in paths:
@@ -63,10 +63,10 @@ def test_every_figure_fits_its_column_and_reads(browser, base_url, site_build, w
             if seen["faintest"] < 0.3:
                 problems.append(f"{where}: text barely differs from the background ({seen['faintest']:.2f})")
             name = path.strip("/").replace("/", "_") or "home"
-            shot = SHOTS / scheme / str(width) / f"{name}-{n}.png"
+            shot = folder / f"{name}-{n}.png"
             page.locator("article figure.hood-figure").nth(n - 1).screenshot(path=str(shot))
             shots += 1
     context.close()
     with capsys.disabled():  # shown on success too: where to look
-        print(f"\n{shots} figure screenshots in {SHOTS / scheme / str(width)}")
+        print(f"\n{shots} figure screenshots in {folder}")
     assert problems == []

@@ -11,6 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from hood import compat
+
 WATCHED = ("src", "snippets", "glossary.yml")
 """What an author edits besides `docs/` and `mkdocs.yml` (which `mkdocs serve` always watches)."""
 
@@ -37,14 +39,8 @@ def serve_command(project: Path, address: str) -> list[str]:
 def run_mkdocs(args: list[str]) -> None:
     """Run `mkdocs <args>` in this process, its server polling for saved files every `POLL_SECONDS`."""
     from mkdocs import __main__ as mkdocs_main
-    from mkdocs.commands import serve
 
-    class Server(serve.LiveReloadServer):
-        def __init__(self, *args, **kwargs) -> None:
-            kwargs.setdefault("polling_interval", POLL_SECONDS)
-            super().__init__(*args, **kwargs)
-
-    serve.LiveReloadServer = Server
+    compat.poll_saved_files(POLL_SECONDS)
     sys.argv = ["mkdocs", *args]  # as typed: the i18n plugin reads `--dirty` from the command line
     mkdocs_main.cli()
 

@@ -9,6 +9,9 @@ module was not written for, instead of failing somewhere deep in a build.
 from __future__ import annotations
 
 import importlib.metadata
+from pathlib import Path, PurePosixPath
+
+from hood.engine.cache import write_atomically
 
 WRITTEN_FOR = {
     "mkdocs": "1.6.1",
@@ -34,6 +37,43 @@ def check_versions() -> None:
             f"hood relies on internals of exact releases: {found}. Install the pins with `make setup`, or update "
             "src/hood/compat.py for the new release and its pin in pyproject.toml together."
         )
+
+
+I18N_FIRST = ("on_config", "on_files", "on_nav", "on_post_page", "on_post_build")
+"""The events in which mkdocs-static-i18n must run before `hood`: it switches the language in them, and it builds the
+other languages inside the default language's `on_post_build` (mkdocs-static-i18n 1.3.1)."""
+
+
+def check_i18n_order(config, priority: int) -> None:
+    """Fail unless the i18n plugin runs before a plugin of `priority` in every event of `I18N_FIRST`."""
+    i18n = config.plugins.get("i18n")
+    late = [name for name in I18N_FIRST if i18n is not None
+            and getattr(getattr(i18n, name), "mkdocs_priority", 0) <= priority]
+    if late:
+        raise CompatError(f"mkdocs-static-i18n no longer runs before hood (priority {priority}) in {late}: "
+                          "update hood.mkdocs_plugin.LATE and src/hood/compat.py for its release.")
+
+
+def poll_saved_files(seconds: float) -> None:
+    """Make `mkdocs serve` look for saved files every `seconds` (mkdocs 1.6.1 internals).
+
+    Its live-reload server polls every half second and no option changes it; the server class is replaced by one
+    whose `polling_interval` defaults to `seconds`.
+    """
+    from mkdocs.commands import serve
+
+    class Server(serve.LiveReloadServer):
+        def __init__(self, *args, **kwargs) -> None:
+            kwargs.setdefault("polling_interval", seconds)
+            super().__init__(*args, **kwargs)
+
+    serve.LiveReloadServer = Server
+
+
+def page_path(src_uri: str, language: str) -> str:
+    """A page's path inside its language folder: the i18n plugin's `src_uri` starts with the folder (`es/…`)."""
+    parts = PurePosixPath(src_uri).parts
+    return str(PurePosixPath(*parts[1:])) if parts and parts[0] == language else src_uri
 
 
 def page_language(config) -> str:
@@ -85,3 +125,22 @@ def index_rendered_pages_only(config) -> None:
         if plugin is not None and hasattr(plugin, "search_index_prev"):
             plugin.is_dirty = False
             plugin.search_index_prev = None
+
+
+class NotFoundPages:
+    """One 404 page per language: the default language's at the site's root, each other's under its folder.
+
+    mkdocs-static-i18n 1.3.1 renders the theme's `404.html` once per language into the same root file, so the last
+    language built would answer every reader. `page` keeps the default language's for the root and writes the others'.
+    """
+
+    def __init__(self) -> None:
+        self.default = ""
+
+    def page(self, html: str, language: str, languages: list[str], site_dir: Path) -> str:
+        """What to write at the root for the 404 page rendered in `language`; another language's goes to its folder."""
+        if language == languages[0]:
+            self.default = html
+            return html
+        write_atomically(site_dir / language / "404.html", html)
+        return self.default or html

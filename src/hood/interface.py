@@ -133,3 +133,10 @@ def words(language: str, concern: str):
     the palette toggle's label), mended on the pages of the other languages: empty in English.
     """
     return TABLES.get(language, EN)[concern]
+
+
+def translate_theme(html: str, language: str) -> str:
+    """A page's HTML with the interface text `mkdocs.yml` sets once for every language in `language`."""
+    for english, translated in words(language, "theme").items():
+        html = html.replace(english, translated)
+    return html

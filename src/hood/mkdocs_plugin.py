@@ -1,17 +1,14 @@
 """The MkDocs plugin: MkDocs' events adapted to the build of `hood.engine.build`, nothing more.
 
-The only module of `hood` that imports MkDocs. It runs after mkdocs-static-i18n in every event, so it sees each
-language's build (the i18n plugin builds the other languages inside the default language's `on_post_build`),
-and it acts on the whole build only once the last language is done. A build leaves the process as it found it
-(`runtime.snapshot` / `runtime.restore`).
+It runs after mkdocs-static-i18n in every event (`compat.check_i18n_order`), so it sees each language's build, and
+acts on the whole build once the last language is done. A build leaves the process as it found it.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 from functools import partial
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
@@ -19,15 +16,13 @@ from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
 from hood import compat, glossary, interface, search
-from hood.engine import normalize, runtime, translations
+from hood.engine import runtime, translations
 from hood.engine.blocks import snippets_config
 from hood.engine.build import (
     BuildError, BuildState, CompiledTemplates, begin_page, check_nav, fence_format, finish, nav_titles,
     prepare_markdown, remove_stale_outputs, route_python_fences, stopped,
 )
-from hood.engine.cache import write_atomically
 from hood.engine.report import REPORT_FILE
-from hood.engine.settings import Settings
 from hood.maths import MathsError, render_maths
 
 log = logging.getLogger("mkdocs.plugins.hood")
@@ -51,17 +46,12 @@ class HoodConfig(Config):
     lens = config_options.Type((bool, int, str), default="")
 
 
+def _root(config) -> Path:
+    return Path(config.config_file_path).resolve().parent
+
 
 def _snippet_bases(config) -> list[Path]:
-    """The folders `--8<--` includes are read from."""
-    root = Path(config.config_file_path).resolve().parent
-    return [root / base for base in config.mdx_configs.get("pymdownx.snippets", {}).get("base_path", ["."])]
-
-
-def _page_path(src_uri: str, language: str) -> str:
-    parts = PurePosixPath(src_uri).parts
-    return str(PurePosixPath(*parts[1:])) if parts and parts[0] == language else src_uri
-
+    return [Path(base) for base in snippets_config(config.mdx_configs, _root(config))["base_path"]]
 
 
 class HoodPlugin(BasePlugin[HoodConfig]):
@@ -76,8 +66,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         """The search index last written per language; under serve a partial rebuild updates it (`hood.search`)."""
         self.templates = CompiledTemplates()
         """The theme's compiled templates, kept across the rebuilds of one serve process."""
-        self.not_found = ""
-        """The default language's 404 page of this build (`on_post_template`)."""
+        self.not_found = compat.NotFoundPages()
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Check the releases `hood.compat` was written for; note whether this process serves (lenient)."""
@@ -90,15 +79,12 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         language = compat.page_language(config)
         languages = compat.built_languages(config)
         if self.state is None or language == languages[0]:  # the default language opens every build
-            root = Path(config.config_file_path).resolve().parent
-            settings = Settings.from_options(root, serving=self.serving, **self.config)
+            compat.check_i18n_order(config, LATE)
             self.found = self.found or runtime.snapshot()
-            runtime.prepare_process(settings, root)
-            importlib.reload(normalize)  # under serve, an edited normaliser applies at the next build
             try:
-                self.state = BuildState.start(settings, languages)
-            except glossary.GlossaryError as exc:
-                raise PluginError(f"{exc} (the glossary, next to mkdocs.yml)") from exc
+                self.state = BuildState.open(_root(config), languages, serving=self.serving, **self.config)
+            except BuildError as exc:
+                raise PluginError(str(exc)) from exc
         self.state.language = language
         if self.serving:
             compat.index_rendered_pages_only(config)  # `search.merged` keeps the other pages' entries
@@ -117,9 +103,8 @@ class HoodPlugin(BasePlugin[HoodConfig]):
             return files
         if self.state is not None and any(Path(f.abs_dest_path).is_file() for f in files.documentation_pages()):
             self.state.dirty_rebuild = True  # some page may be left as it is
-        root = Path(config.config_file_path).resolve().parent
         remove_stale_outputs([(Path(f.abs_src_path), Path(f.abs_dest_path)) for f in files.documentation_pages()],
-                             [root / glossary.GLOSSARY_FILE], _snippet_bases(config))
+                             [_root(config) / glossary.GLOSSARY_FILE], _snippet_bases(config))
         return files
 
     def on_env(self, env, *, config, files):
@@ -145,11 +130,10 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         """Run the page's checks and preparations (`prepare_markdown`) before anything renders."""
         state = self.state
         assert state is not None
-        begin_page(state, _page_path(page.file.src_uri, state.language), Path(page.file.abs_dest_path).parent)
-        root = Path(config.config_file_path).resolve().parent
+        begin_page(state, compat.page_path(page.file.src_uri, state.language), Path(page.file.abs_dest_path).parent)
         try:
             return prepare_markdown(state, markdown, bases=_snippet_bases(config),
-                                    snippets=snippets_config(config.mdx_configs, root),
+                                    snippets=snippets_config(config.mdx_configs, _root(config)),
                                     docs_dir=Path(config.docs_dir),
                                     translated_from=str(page.meta.get(translations.FIELD, "")) or None)
         except BuildError as exc:
@@ -167,26 +151,16 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         """Translate the interface text that `mkdocs.yml` sets once for all languages (`interface`, "theme"); point
         a page of another language at its own search index."""
         language = self.state.language if self.state else ""
-        for english, translated in interface.words(language, "theme").items():
-            output = output.replace(english, translated)
+        output = interface.translate_theme(output, language)
         if self.state and language != self.state.languages[0]:
             output = search.language_root_base(output, language)
         return output
 
     def on_post_template(self, output: str, *, template_name: str, config) -> str:
-        """One 404 page per language: the default language's at the root, each other's under its folder.
-
-        The i18n plugin renders the theme's `404.html` once per language into the same file, so the last language
-        built (Spanish) would answer every reader; the default one's is kept for the root.
-        """
-        state = self.state
-        if template_name != "404.html" or state is None:
+        """One 404 page per language (`compat.NotFoundPages`)."""
+        if template_name != "404.html" or self.state is None:
             return output
-        if state.language == state.languages[0]:
-            self.not_found = output
-            return output
-        write_atomically(Path(config.site_dir) / state.language / "404.html", output)
-        return self.not_found or output
+        return self.not_found.page(output, self.state.language, self.state.languages, Path(config.site_dir))
 
     @event_priority(LATE)
     def on_post_build(self, *, config) -> None:

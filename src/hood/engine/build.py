@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import re
 import sys
@@ -22,7 +23,7 @@ from markupsafe import Markup
 from hood import glossary, interface
 from hood.capture.common import localize
 from hood.capture.figure import without_data
-from hood.engine import download, lens, normalize, translations
+from hood.engine import download, lens, normalize, runtime, translations
 from hood.engine.blocks import expand_includes, included_files, missing_includes
 from hood.engine.cache import write_atomically
 from hood.engine.engine import Block, Engine
@@ -86,10 +87,21 @@ class BuildState:
         return cls(settings, engine, Report(check=settings.check), torch_build()["version"], languages, terms=terms,
                    releases=releases)
 
+    @classmethod
+    def open(cls, root: Path, languages: list[str], *, serving: bool, **options) -> BuildState:
+        """Prepare the process for a build of the project at `root` (pins, import paths, the normaliser as last
+        saved) and start it; `options` are the plugin's (`Settings.from_options`)."""
+        settings = Settings.from_options(root, serving=serving, **options)
+        runtime.prepare_process(settings, root)
+        importlib.reload(normalize)  # under serve, an edited normaliser applies at the next build
+        try:
+            return cls.start(settings, languages)
+        except glossary.GlossaryError as exc:
+            raise BuildError(f"{exc} (the glossary, next to mkdocs.yml)") from exc
+
     def rel(self, path: Path) -> str:
         """`path` relative to the project root, as the report and the page show it."""
         return str(path.relative_to(self.settings.root))
-
 
 
 def fence_format(source: str, language: str, css_class: str, options: dict, md, *, state: BuildState,
