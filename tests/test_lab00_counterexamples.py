@@ -157,3 +157,103 @@ def test_vmap_warning_is_a_user_warning_from_vmap():
         warnings.simplefilter("always")
         torch.vmap(lambda t: torch.histc(t, bins=4))(torch.randn(3, 4))
     assert any("batching rule" in str(w.message) for w in caught)
+
+
+# ---------------------------------------------------------------- a second read's counterexamples
+
+
+def logged(fn) -> list[str]:
+    """The operators a logging mode sees while `fn` runs."""
+    with logging_mode.LoggingMode() as mode:
+        fn()
+    return mode.names
+
+
+def keys(t: torch.Tensor) -> str:
+    return str(torch._C._dispatch_keys(t))
+
+
+def test_a_quantized_dtype_changes_the_backend_key_and_no_other_dtype_does():
+    """'Apart from the quantized dtypes …, the dtype is not a dispatch key'."""
+    assert "QuantizedCPU" in keys(torch.empty(3, dtype=torch.quint8))
+    assert {keys(torch.empty(3, dtype=d)) for d in (torch.uint8, torch.float16, torch.float64, torch.int64)} == {
+        keys(torch.empty(3))}
+
+
+def test_a_view_keeps_the_keys_of_its_base_wherever_it_is_made():
+    """'a view keeps the keys of its base wherever it is made' (allocated, not made, decides AutogradCPU)."""
+    x = torch.randn(2, 3)
+    with torch.inference_mode():
+        inside_view, inference = x[0], torch.randn(2)
+    assert "AutogradCPU" in keys(inside_view)
+    assert "AutogradCPU" not in keys(inference.view(2, 1))
+
+
+def test_autocast_casts_a_leaf_that_requires_grad_at_its_first_use_only():
+    x, W, b = running_example(parts.SEED)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        first, second = logged(lambda: F.linear(x, W, b)), logged(lambda: F.linear(x, W, b))
+    assert first.count("aten::_to_copy") == 3 and "aten::_to_copy" not in second
+
+
+def test_w_t_is_permute_with_autograd_and_numpy_t_under_inference_mode():
+    _, W, _ = running_example(parts.SEED)
+    assert logged(lambda: W.T) == ["aten::permute"]
+    with torch.inference_mode():
+        assert logged(lambda: W.T) == ["aten::numpy_T"]
+
+
+def test_an_operator_with_a_batching_rule_may_log_several_calls_on_the_whole_batch():
+    """'sometimes as several calls (torch.dot becomes one bmm …)', without the no-batching-rule warning."""
+    batch = torch.randn(5, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        names = logged(lambda: torch.vmap(torch.dot)(batch, batch))
+    assert len(names) == 10 and names.count("aten::bmm") == 1
+
+
+def test_attention_takes_the_math_path_for_a_3d_input_or_dropout():
+    q3, q4 = torch.randn(2, 4, 8), torch.randn(1, 2, 4, 8)
+    assert logged(lambda: F.scaled_dot_product_attention(q4, q4, q4)) == [
+        "aten::_scaled_dot_product_flash_attention_for_cpu"]
+    for call in (lambda: F.scaled_dot_product_attention(q3, q3, q3),
+                 lambda: F.scaled_dot_product_attention(q4, q4, q4, dropout_p=0.5)):
+        names = logged(call)
+        assert "aten::bmm" in names and not any("cpu" in n for n in names)
+
+
+def test_linear_logs_t_and_addmm_only_for_the_running_examples_call():
+    x, W, b = (t.detach() for t in running_example(parts.SEED))
+    assert logged(lambda: F.linear(x, W, b)) == ["aten::t", "aten::addmm"]
+    x3 = x.view(2, 1, 64)
+    assert logged(lambda: F.linear(x3, W, b)) == ["aten::view", "aten::t", "aten::addmm", "aten::view"]
+    assert logged(lambda: F.linear(x, W)) == ["aten::t", "aten::mm"]
+
+
+def test_the_nonfunctional_alias_fills_every_backend_but_xla_and_lazy():
+    def rows(op):
+        return {line.split(":")[0].strip(): line for line in torch._C._dispatch_dump_table(op).splitlines()}
+    add = rows("aten::add.Tensor")
+    assert "default backend kernel" in add["CUDA"] and "XLA" not in add and "Lazy" not in add
+    assert "default backend kernel" in rows("aten::ones_like")["XLA"]  # CompositeExplicitAutograd fills XLA
+
+
+def test_the_sentences_on_threads_and_synchronisation_quote_torchs_own_documentation():
+    doc = " ".join(torch.autograd.set_multithreading_enabled.__doc__.split())
+    assert "the backward pass runs on device-specific worker threads" in doc
+    assert "host-device synchronization" in " ".join(torch.nonzero.__doc__.split())
+
+
+def test_on_the_cpu_backward_runs_on_the_callers_thread_under_a_mode():
+    import threading
+
+    class Threads(logging_mode.LoggingMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.add(threading.get_ident())
+            return super().__torch_dispatch__(func, types, args, kwargs)
+
+    seen: set[int] = set()
+    x, W, b = running_example(parts.SEED)
+    with Threads():
+        F.linear(x, W, b).sum().backward()
+    assert seen == {threading.get_ident()}

@@ -29,6 +29,7 @@ EN = {
         "raises": "Raises under torch {release}:", "origin_build": "A difference of the build (CUDA).",
         "origin_release": "A difference of the release.",
         "pinned": "pinned torch",
+        "figure": "[figure: the data it is drawn from]",
     },
     "glossary": {"term": "Term", "meaning": "Meaning"},
     "download": {
@@ -78,7 +79,7 @@ ES = {
     },
     "lens_box": {
         "prints": "En torch {release} esto imprime…", "raises": "En torch {release} este bloque lanza una excepción",
-        "build": "La diferencia viene de la versión instalada ({torch}, para CUDA; la fijada es para CPU).",
+        "build": "La diferencia viene del paquete instalado ({torch}, compilado para CUDA; el fijado es el de CPU).",
         "release": "La diferencia viene de la versión de torch ({torch}).",
         "error": "Con {torch}:",
     },
@@ -86,9 +87,10 @@ ES = {
         "count": "{same} de {total} bloques con traza imprimen lo mismo con torch {torch} que con el torch "
                  "fijado; {differ} difieren y {raise_} lanzan una excepción.",
         "raises": "Lanza una excepción con torch {release}:",
-        "origin_build": "Una diferencia de la versión instalada (CUDA).",
+        "origin_build": "Una diferencia del paquete instalado (compilado para CUDA).",
         "origin_release": "Una diferencia de la versión de torch.",
         "pinned": "torch fijado",
+        "figure": "[figura: los datos con que se dibuja]",
     },
     "glossary": {"term": "Término", "meaning": "Significado"},
     "download": {

@@ -54,6 +54,8 @@ def badge(x: float, y: float, mark: str) -> str:
 
 
 DATA_OPEN, DATA_CLOSE = "<!--hood-figure-data\n", "\n-->"
+FIGURE_MARK = "[figure]"
+"""The line a figure's trace starts with, before the data it is drawn from."""
 
 
 def figure(svg: str, data: str, caption: str = "") -> str:
@@ -108,7 +110,7 @@ def shown(svg: str, data: str, caption: str = "") -> str:
         with open(SHOWN[-1], "w", encoding="utf-8") as file:
             file.write(light(svg))
         print(f"{SHOWN[-1]}: {caption}", file=sys.stderr)
-    return "[figure]\n" + data
+    return FIGURE_MARK + "\n" + data
 # --8<-- [end:body]
 
 import re  # noqa: E402  (below: what the build uses, not what a page's setup block needs)
@@ -119,7 +121,7 @@ _FIGURE = re.compile(r'<figure class="hood-figure">.*?' + re.escape(DATA_OPEN) +
 
 def figure_data(output: str) -> str:
     """`output` with each figure replaced by the data it was drawn from: what a trace keeps."""
-    return _FIGURE.sub(lambda m: "[figure]\n" + m.group(1), output)
+    return _FIGURE.sub(lambda m: FIGURE_MARK + "\n" + m.group(1), output)
 
 
 def without_data(html: str) -> str:

@@ -21,8 +21,9 @@ from pathlib import Path
 import yaml
 
 from hood import interface
-
 from hood.capture.common import localize
+from hood.capture.figure import FIGURE_MARK
+from hood.engine.traces import trace_body
 
 LENS_DIR = "lens"
 """The folder under `traces/` that holds one folder per release."""
@@ -79,10 +80,14 @@ def origin(expected: str, actual: str) -> str:
 
 
 def diff(expected: str, actual: str, release: str, language: str = "en") -> str:
-    """The unified diff from the pinned output to the release's, both as a page in `language` shows them."""
-    return "\n".join(difflib.unified_diff(localize(expected, language).splitlines(),
-                                          localize(actual, language).splitlines(),
-                                          interface.words(language, "lens_page")["pinned"], f"torch {release}",
+    """The unified diff from the pinned output to the release's, both as a page in `language` shows them (a
+    figure as the data it is drawn from, under a line that says so in `language`)."""
+    words = interface.words(language, "lens_page")
+
+    def shown(output: str) -> list[str]:
+        return [words["figure"] if line == FIGURE_MARK else line for line in localize(output, language).splitlines()]
+
+    return "\n".join(difflib.unified_diff(shown(expected), shown(actual), words["pinned"], f"torch {release}",
                                           lineterm="", n=1))
 
 
@@ -160,8 +165,7 @@ def release_page(release: Release, traces_dir: Path, language: str) -> str:
         if entry.error:
             lines += [words["raises"].format(release=release.release), "", "```text", entry.error, "```", ""]
         else:
-            pinned = (traces_dir / entry.page.removesuffix(".md") / f"{entry.block_id}.txt")
-            expected = pinned.read_text(encoding="utf-8") if pinned.is_file() else ""
+            expected = trace_body(traces_dir / entry.page.removesuffix(".md") / f"{entry.block_id}.txt") or ""
             lines += ["```diff", diff(expected, entry.output, release.release, language), "```", ""]
     return "\n".join(lines)
 
