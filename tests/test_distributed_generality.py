@@ -1,0 +1,140 @@
+"""Theory 04's general sentences tried against their counterexamples: DDP's first bucket per dtype, an explicit
+cap, the reducer's bucket buffer, FSDP2's uneven shards, tensor parallel's backward, what DTensor asks for on a
+CPU mesh, and the loopback the ranks talk over."""
+
+from __future__ import annotations
+
+import inspect
+from functools import partial
+
+import torch
+import torch.nn as nn
+
+from hood.capture import collectives
+from hood.capture.collectives import run_ranks
+from hood.capture.common import localize
+from snippets.distributed.ddp_buckets import buckets_rank
+from snippets.distributed.observe import bytes_after_adam_step, gloo_calls, observing, profiled
+from snippets.distributed.ranks import process_group
+from snippets.distributed.workload import two_layers
+
+
+def english(result: dict) -> dict:
+    """A rank's result with its labels as the English page shows them."""
+    return {localize(str(key), "en"): value for key, value in result.items()}
+
+
+def mixed_dtypes_rank() -> dict:
+    """Two steps of DDP over a float64 layer and a float32 layer: what gloo ran in each."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    class Mixed(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(64, 64).double(), nn.Linear(64, 600)
+
+        def forward(self, x):
+            return self.b(self.a(x).float())
+
+    with process_group():
+        torch.manual_seed(0)
+        ddp, x = DDP(Mixed()), torch.randn(4, 64, dtype=torch.float64)
+        with profiled() as prof:
+            ddp(x).sum().backward()
+        return gloo_calls(prof)
+
+
+def test_ddps_first_step_has_one_bucket_per_dtype():
+    assert run_ranks(mixed_dtypes_rank)[0] == {"gloo:all_reduce": [(64 * 64 + 64) * 8, (600 * 64 + 600) * 4]}
+
+
+def test_an_explicit_one_mib_cap_rebuilds_the_four_layers_into_four_buckets():
+    step_2 = english(run_ranks(partial(buckets_rank, steps=2, bucket_cap_mb=1))[0])["step 2, gloo runs (bytes each)"]
+    assert step_2["gloo:all_reduce"] == [(512 * 512 + 512) * 4] * 4
+
+
+def bucket_buffer_rank(gradient_as_bucket_view: bool) -> dict:
+    """Three DDP steps of the head: the bucket buffer's bytes, and whether it persists and backs the gradients."""
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    with process_group():
+        torch.manual_seed(0)
+        model = nn.Linear(64, 600)
+        ddp, storages = DDP(model, gradient_as_bucket_view=gradient_as_bucket_view), []
+
+        def hook(state, bucket):
+            storages.append(bucket.buffer().untyped_storage())
+            return default_hooks.allreduce_hook(state, bucket)
+
+        ddp.register_comm_hook(None, hook)
+        for _ in range(3):
+            ddp(torch.randn(4, 64)).sum().backward()
+        grads = {p.grad.untyped_storage().data_ptr() for p in model.parameters()}
+        return {"bytes": storages[-1].nbytes(), "kept": storages[1].data_ptr() == storages[2].data_ptr(),
+                "grads in it": storages[-1].data_ptr() in grads}
+
+
+def test_ddps_reducer_keeps_a_second_copy_of_the_gradients_unless_they_are_views_of_it():
+    assert run_ranks(partial(bucket_buffer_rank, False))[0] == {"bytes": 156000, "kept": True, "grads in it": False}
+    assert run_ranks(partial(bucket_buffer_rank, True))[0]["grads in it"] is True
+
+
+def uneven_rank(out_features: int) -> dict:
+    from torch.distributed.fsdp import fully_shard
+
+    with process_group():
+        torch.manual_seed(0)
+        model = nn.Linear(64, out_features)
+        fully_shard(model)
+        model(torch.randn(4, 64)).sum().backward()
+        return {"rows": model.weight.to_local().shape[0], **english(bytes_after_adam_step(model))}
+
+
+def test_fsdp2_shards_follow_torch_chunk_on_dim_0_so_uneven_rows_give_unequal_shards():
+    assert [rank["rows"] for rank in run_ranks(partial(uneven_rank, 601))] == [301, 300]
+    assert [rank["rows"] for rank in run_ranks(partial(uneven_rank, 1))] == [1, 0]
+
+
+def tp_backward_rank(input_requires_grad: bool) -> dict:
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+    with process_group() as (_, world):
+        model = two_layers()
+        parallelize_module(model, init_device_mesh("cpu", (world,)), {"0": ColwiseParallel(), "2": RowwiseParallel()})
+        x = torch.randn(4, 64, generator=torch.Generator().manual_seed(7), requires_grad=input_requires_grad)
+        loss = model(x).sum()
+        with observing("backward") as seen:
+            loss.backward()
+        return english(seen)
+
+
+def test_tensor_parallels_backward_all_reduces_the_input_gradient_only_when_the_input_requires_grad():
+    with_grad, without = run_ranks(partial(tp_backward_rank, True))[0], run_ranks(partial(tp_backward_rank, False))[0]
+    assert with_grad["backward, gloo runs (bytes each)"] == {"gloo:all_reduce": [4 * 64 * 4]}
+    assert without["backward, gloo runs (bytes each)"] == {} and without["backward asks for"] == {}
+
+
+def rows_to_columns_rank() -> dict:
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Shard, distribute_tensor
+
+    with process_group() as (_, world):
+        mesh = init_device_mesh("cpu", (world,))
+        t = distribute_tensor(torch.arange(16.0).reshape(4, 4), mesh, [Shard(0)])
+        with observing("redistribute") as seen:
+            t.redistribute(mesh, [Shard(1)]).to_local()
+        return english(seen)
+
+
+def test_on_a_cpu_mesh_dtensor_asks_for_an_all_gather_to_move_a_shard_from_rows_to_columns():
+    seen = run_ranks(rows_to_columns_rank)[0]
+    assert seen["redistribute asks for"] == {"c10d_functional.all_gather_into_tensor": 1}
+    from torch.distributed.tensor import _collective_utils
+
+    assert "Gloo does not support alltoall" in inspect.getsource(_collective_utils.shard_dim_alltoall)
+
+
+def test_the_ranks_keep_gloos_connections_on_loopback():
+    assert 'GLOO_SOCKET_IFNAME="lo"' in inspect.getsource(collectives)
