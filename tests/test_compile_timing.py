@@ -27,8 +27,8 @@ def test_the_numbers_the_lab_printed_get_true_sentences():
     """0.21, 0.42, 0.95: two slower, one within the band; the ratio rises; no cause is named."""
     text = interpret(rows((2, 21, 100), (64, 42, 100), (256, 95, 100)))
     assert text["en"] == ("Eager time over compiled time (the ratio): batch 2: 0.21; batch 64: 0.42; batch 256: 0.95. "
-                          "The compiled head was slower at batches 2 and 64, within 5 % of eager at batch 256. The "
-                          "ratio rose at every step, from 0.21 to 0.95, as the batch grew.")
+                          "The compiled head was slower at batches 2 and 64. At batch 256 the ratio was from 0.95 to "
+                          "1.05. The ratio rose at every step, from 0.21 to 0.95, as the batch grew.")
     assert text["es"].startswith("Tiempo eager entre tiempo compilado (la razón): lote 2: 0,21; lote 64: 0,42; "
                                  "lote 256: 0,95. La cabeza compilada fue más lenta con los lotes 2 y 64")
 
@@ -56,17 +56,19 @@ def check_sentences(case: list[Timing], text: str) -> None:
             assert set(kind.values()) == {"faster"} and len(case) > 1
         elif sentence == "The compiled head was slower at every batch size measured.":
             assert set(kind.values()) == {"slower"} and len(case) > 1
-        elif sentence == "Eager and compiled were within 5 % of each other at every batch size measured.":
+        elif sentence == "At every batch size measured the ratio was from 0.95 to 1.05.":
             assert set(kind.values()) == {"same"} and len(case) > 1
-        elif sentence.startswith("The compiled head was "):
+        elif m := re.fullmatch(r"At (batch(?:es)? [\d, and]+) the ratio was from 0\.95 to 1\.05\.", sentence):
+            assert {b for b in kind if kind[b] == "same"} == set(_listed(m[1]))
+        elif sentence.startswith("The compiled head was ") and "from batch" not in sentence:
             clauses = sentence.removeprefix("The compiled head was ").rstrip(".")
             named = {}
-            for clause in re.split(r", (?=faster|slower|within)", clauses):
-                label = "faster" if clause.startswith("faster") else "slower" if clause.startswith("slower") else "same"
-                for batch in _listed(clause.replace("5 %", "")):
-                    named[batch] = label
-            assert named == kind, (sentence, ratios)
-        elif m := re.fullmatch(r"Compiling paid off from batch (\d+) on, and not below it\.", sentence):
+            for clause in re.split(r", (?=faster|slower)", clauses):
+                for batch in _listed(clause):
+                    named[batch] = "faster" if clause.startswith("faster") else "slower"
+            assert named == {b: k for b, k in kind.items() if k != "same"}, (sentence, ratios)
+        elif m := re.fullmatch(r"The compiled head was faster from batch (\d+) on, and not below it \(compile time "
+                               r"not counted\)\.", sentence):
             n = int(m[1])
             assert all((kind[b] == "faster") == (b >= n) for b in kind) and min(kind) < n
         elif m := re.fullmatch(r"The ratio rose at every step, from (\S+) to (\S+), as the batch grew\.", sentence):
@@ -102,6 +104,23 @@ def test_every_sentence_is_true_of_the_numbers_printed_beside_it_for_every_order
         assert len(SENTENCE.split(spanish)) == len(SENTENCE.split(text["en"]))
         seen.add(tuple(s.split(" ")[3] for s in SENTENCE.split(text["en"])[1:]))
     assert len(seen) >= 6  # every kind of sentence was reached
+
+
+def test_rows_are_read_in_order_of_batch_size_whatever_order_they_come_in():
+    case = rows((256, 300.0, 200.0), (64, 100.0, 80.0), (2, 10.0, 20.0))
+    text = interpret(case)["en"]
+    assert "batch 2: 0.50; batch 64: 1.25; batch 256: 1.50" in text and "The ratio rose at every step" in text
+    check_sentences(sorted(case, key=lambda r: r.batch), text)
+
+
+def test_no_rows_or_a_repeated_batch_size_is_refused():
+    for bad in ([], rows((64, 50.0, 60.0), (64, 50.0, 40.0))):
+        try:
+            interpret(bad)
+        except ValueError as exc:
+            assert "interpret()" in str(exc)
+        else:
+            raise AssertionError(f"{bad} was read")
 
 
 def test_a_number_takes_the_decimal_mark_of_the_language():

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from html import escape
 
 SAME_BAND = 0.05
-"""Printed ratios from 0.95 to 1.05 count as "within 5 %": no difference this measurement tells apart."""
+"""Printed ratios from 0.95 to 1.05 are neither "faster" nor "slower": the sentences give the band as printed."""
 
 @dataclass(frozen=True)
 class Timing:
@@ -76,15 +76,25 @@ def _trend(rows: list[Timing]) -> str:
 def interpret(rows: list[Timing]) -> dict[str, str]:
     """Sentences per language (`en`, `es`) that state what the printed ratios show, and nothing they do not.
 
-    Rows must be sorted by batch size. Everything is read from the ratio as printed (two decimals): which batch
-    sizes were faster, slower or within 5 % (0.95 to 1.05), whether the ratio rose or fell at every step, and,
-    when every batch size below some size was not faster and every one from it on was, that size. No sentence
+    Rows are read in order of batch size. Everything is read from the ratio as printed (two decimals): which
+    batch sizes were faster, slower or had a ratio from 0.95 to 1.05, whether the ratio rose or fell at every step,
+    and, when every batch size below some size was not faster and every one from it on was, that size. No sentence
     names a cause: the numbers cannot tell one apart.
+
+    Raises:
+        ValueError: when there are no rows, or two rows of the same batch size.
     """
+    if not rows:
+        raise ValueError("interpret() needs at least one timing")
+    if len({r.batch for r in rows}) < len(rows):
+        raise ValueError(f"interpret() needs one timing per batch size, got {[r.batch for r in rows]}")
+    rows = sorted(rows, key=lambda r: r.batch)
     verdicts = [verdict(r) for r in rows]
     by_kind = {kind: [r for r, v in zip(rows, verdicts) if v == kind] for kind in ("faster", "slower", "same")}
     kinds = {v for v in verdicts}
     trend = _trend(rows)
+    band = {lang: f"{number(1 - SAME_BAND, '.2f', lang)} {'to' if lang == 'en' else 'y'} "
+                  f"{number(1 + SAME_BAND, '.2f', lang)}" for lang in ("en", "es")}
     text = {}
     for lang in ("en", "es"):
         parts = []
@@ -95,22 +105,26 @@ def interpret(rows: list[Timing]) -> dict[str, str]:
             parts.append({"en": "The compiled head was slower at every batch size measured.",
                           "es": "La cabeza compilada fue más lenta en todos los tamaños de lote medidos."}[lang])
         elif kinds == {"same"} and len(rows) > 1:
-            parts.append({"en": "Eager and compiled were within 5 % of each other at every batch size measured.",
-                          "es": "Eager y compilado quedaron dentro de un 5 % el uno del otro en todos los tamaños de "
-                                "lote medidos."}[lang])
+            parts.append({"en": f"At every batch size measured the ratio was from {band['en']}.",
+                          "es": f"En todos los tamaños de lote medidos la razón estuvo entre {band['es']}."}[lang])
         else:
-            said = []
-            for kind, en, es in (("faster", "faster at", "más rápida con"), ("slower", "slower at", "más lenta con"),
-                                 ("same", "within 5 % of eager at", "dentro de un 5 % de eager con")):
-                if by_kind[kind]:
-                    said.append(f"{en if lang == 'en' else es} {_batches(by_kind[kind], lang)}")
-            sep = {"en": ", ", "es": ", "}[lang]
-            parts.append({"en": "The compiled head was ", "es": "La cabeza compilada fue "}[lang]
-                         + sep.join(said) + ".")
+            said = [f"{en if lang == 'en' else es} {_batches(by_kind[kind], lang)}"
+                    for kind, en, es in (("faster", "faster at", "más rápida con"),
+                                         ("slower", "slower at", "más lenta con")) if by_kind[kind]]
+            if said:
+                parts.append({"en": "The compiled head was ", "es": "La cabeza compilada fue "}[lang]
+                             + ", ".join(said) + ".")
+            if by_kind["same"]:
+                batches = _batches(by_kind["same"], lang)
+                parts.append({"en": f"At {batches} the ratio was from {band['en']}.",
+                              "es": f"Con {batches} la razón estuvo entre {band['es']}."}[lang])
             first = next((i for i, v in enumerate(verdicts) if v == "faster"), None)
             if first and all(v == "faster" for v in verdicts[first:]):
-                parts.append({"en": f"Compiling paid off from batch {rows[first].batch} on, and not below it.",
-                              "es": f"Compilar compensó a partir del lote {rows[first].batch}, y no por debajo."}[lang])
+                n = rows[first].batch
+                parts.append({"en": f"The compiled head was faster from batch {n} on, and not below it (compile "
+                                    "time not counted).",
+                              "es": f"La cabeza compilada fue más rápida a partir del lote {n}, y no por debajo (sin "
+                                    "contar el tiempo de compilar)."}[lang])
         if len(rows) > 1:
             lo, hi = number(rows[0].ratio, ".2f", lang), number(rows[-1].ratio, ".2f", lang)
             parts.append({
