@@ -230,9 +230,30 @@ def test_the_timing_sentence_follows_the_numbers():
              [(8, 100.0, 200.0), (512, 100.0, 200.0)]) for lang in ("en", "es")]
     assert "vmap was faster at every batch size, 3.0x at batch 8 and 90.0x at batch 512." in both[0]
     assert "vmap fue más rápido a partir del lote 512" in both[3]
-    assert "vmap was not faster than the loop at any batch size" in both[4]
+    assert "vmap was not faster than the loop by more than 5 % at any batch size" in both[4]
     rows = quiet(vmap_timing.time_loop_and_vmap, (4,), 0.01)
     assert [n for n, _, _ in rows] == [4] and all(t > 0 for _, *times in rows for t in times)
+
+
+def test_every_timing_sentence_is_true_of_the_numbers_beside_it_in_every_order():
+    """'from batch N on' only when the faster sizes are the largest ones; otherwise the faster sizes are listed."""
+    import itertools
+    import re
+
+    for speedups in itertools.product((0.5, 1.02, 1.2, 6.0), repeat=3):
+        rows = [(n, 100.0 * s, 100.0) for n, s in zip((8, 64, 512), speedups)]
+        for order in itertools.permutations(rows):
+            text = localize(timing_sentence.read_timing(list(order)), "en").splitlines()[-1]
+            faster = {n for n, s in zip((8, 64, 512), speedups) if s > 1.05}
+            if m := re.search(r"from batch (\d+) on \((\S+)x at batch 512\)", text):
+                assert faster == {n for n in (8, 64, 512) if n >= int(m[1])} and 0 < len(faster) < 3
+                assert float(m[2]) == round(speedups[2], 1)
+            elif m := re.search(r"only at batch ([\d, ]+), not", text):
+                assert faster == {int(n) for n in m[1].split(", ")}
+            elif "at every batch size" in text:
+                assert faster == {8, 64, 512}
+            else:
+                assert "not faster" in text and not faster
 
 
 def test_pitfalls_factories_are_logged_and_a_mode_must_return_the_result():

@@ -257,3 +257,23 @@ def test_on_the_cpu_backward_runs_on_the_callers_thread_under_a_mode():
     with Threads():
         F.linear(x, W, b).sum().backward()
     assert seen == {threading.get_ident()}
+
+
+def test_the_report_paragraph_reads_whether_linear_reached_the_mode_and_which_node_from_the_outputs():
+    """Part F's paragraph is written from the outputs: a learner's Part C under inference_mode, or a `y` made under
+    no_grad, gets sentences true of those outputs, not the page's."""
+    from hood.capture.common import localize
+
+    y, views, linear_calls, addmm, rows = (quiet(f) for f in (
+        parts.part_a_baseline, parts.part_b_key_sets, parts.part_c_linear_ops, parts.part_d_addmm_directly,
+        parts.part_e_profile))
+    usual = localize(parts.interpretation(y, views, linear_calls, addmm, rows), "en")
+    assert "never reached the dispatch mode as `aten::linear`" in usual and "records `AddmmBackward0`" in usual
+    x, W, b = running_example(parts.SEED)
+    with torch.inference_mode():
+        inference_calls = quiet(parts.log_ops, lambda: F.linear(x, W, b))
+    with torch.no_grad():
+        y_no_grad = F.linear(x, W, b)
+    other = localize(parts.interpretation(y_no_grad, views, inference_calls, addmm, rows), "en")
+    assert "reached the dispatch mode as `aten::linear` itself" in other and "never" not in other
+    assert "recorded no node here: `y` has no `grad_fn`" in other and "AddmmBackward0`," not in other.split("profiler")[0]

@@ -93,37 +93,54 @@ def findings(y, views, linear_calls, addmm_calls, rows) -> dict:
     return {
         "linear_ops": listed(linear_calls), "addmm_ops": listed(addmm_calls), "logged": len(addmm_calls),
         "as_many": len(addmm_calls) == len(linear_calls), "same_keys": len({tuple(v.tensor) for v in views}) == 1,
-        "node": type(y.grad_fn).__name__,
+        "linear_reached": any(c.op.startswith("aten::linear") for c in linear_calls),
+        "node": type(y.grad_fn).__name__ if y.grad_fn is not None else None,
         "forward": next(r for r in rows if r.name == "aten::linear").shapes,
         "backward": next(r for r in rows if r.name == "AddmmBackward0").shapes,
     }
 
 
 def interpretation(y, views, linear_calls, addmm_calls, rows) -> str:
-    """The report's paragraph in every language, written from the outputs of parts A to E (not from expectations)."""
+    """The report's paragraph in every language, written from the outputs of parts A to E (not from expectations):
+    whether `aten::linear` reached the mode and which node `y` records are read from the outputs too."""
     found = findings(y, views, linear_calls, addmm_calls, rows)
+    if found["linear_reached"]:
+        linear_en = (f"`linear(x, W, b)` reached the dispatch mode as `aten::linear` itself: autograd's key was not "
+                     f"in the call, so nothing decomposed it above the Python key ({found['linear_ops']}). ")
+        linear_es = (f"`linear(x, W, b)` llegó al modo de dispatch como `aten::linear`: la clave de autograd no "
+                     f"estaba en la llamada, así que nada lo descompuso por encima de la clave `Python` "
+                     f"({found['linear_ops']}). ")
+    else:
+        linear_en = (f"`linear(x, W, b)` never reached the dispatch mode as `aten::linear`: it is a "
+                     f"CompositeImplicitAutograd kernel and decomposed above the Python key into "
+                     f"{found['linear_ops']}. ")
+        linear_es = (f"`linear(x, W, b)` nunca llegó al modo de dispatch como `aten::linear`: es un kernel "
+                     f"CompositeImplicitAutograd y se descompuso por encima de la clave `Python` en "
+                     f"{found['linear_ops']}. ")
+    node = found["node"]
+    autograd_en = (f"fires first, records `{node}`, then redispatches down to the CPU kernel" if node else
+                   "recorded no node here: `y` has no `grad_fn`")
+    autograd_es = (f"actúa primero, graba `{node}` y después redespacha la llamada hacia el kernel de CPU" if node
+                   else "aquí no grabó ningún nodo: `y` no tiene `grad_fn`")
     english = (
-        f"`linear(x, W, b)` never reached the dispatch mode as `aten::linear`: it is a CompositeImplicitAutograd "
-        f"kernel and decomposed above the Python key into {found['linear_ops']}. "
-        f"Calling `addmm(b, x, W.T)` directly logged {found['logged']} ops ({found['addmm_ops']}), "
+        linear_en
+        + f"Calling `addmm(b, x, W.T)` directly logged {found['logged']} ops ({found['addmm_ops']}), "
         f"{'as many as' if found['as_many'] else 'not as many as'} `linear`: `W.T` is itself "
         f"an op. The tensor key sets were {'identical' if found['same_keys'] else 'different'} with and without "
         f"`requires_grad`, in float16 and under `no_grad`; the autograd key `AutogradCPU` sits above `CPU` and "
-        f"fires first, records `{found['node']}`, then redispatches down to the CPU kernel. "
+        f"{autograd_en}. "
         f"The profiler shows the forward `aten::linear` with input shapes {found['forward']} and the backward "
         f"`AddmmBackward0` with {found['backward']}."
     )
     spanish = (
-        f"`linear(x, W, b)` nunca llegó al modo de dispatch como `aten::linear`: es un kernel "
-        f"CompositeImplicitAutograd y se descompuso por encima de la clave `Python` en {found['linear_ops']}. "
-        f"Al llamar directamente a `addmm(b, x, W.T)`, el log recogió {found['logged']} operadores "
+        linear_es
+        + f"Al llamar directamente a `addmm(b, x, W.T)`, el log recogió {found['logged']} operadores "
         f"({found['addmm_ops']}), {'tantos como' if found['as_many'] else 'no tantos como'} con `linear`: "
         f"`W.T` también es un operador. Los conjuntos de claves del tensor fueron "
         f"{'idénticos' if found['same_keys'] else 'distintos'} con y sin `requires_grad`, en float16 y bajo "
-        f"`no_grad`; la clave de autograd `AutogradCPU` está por encima de `CPU` y actúa primero, graba "
-        f"`{found['node']}` y después redespacha la llamada hacia el kernel de CPU. El profiler muestra el "
-        f"forward `aten::linear` con formas de entrada {found['forward']} y el backward `AddmmBackward0` con "
-        f"{found['backward']}."
+        f"`no_grad`; la clave de autograd `AutogradCPU` está por encima de `CPU` y {autograd_es}. El profiler "
+        f"muestra el forward `aten::linear` con formas de entrada {found['forward']} y el backward "
+        f"`AddmmBackward0` con {found['backward']}."
     )
     return words(en=english, es=spanish)
 # --8<-- [end:part_f]
