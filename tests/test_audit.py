@@ -45,3 +45,11 @@ def test_no_block_of_the_site_changes_under_any_variation(capsys):
     out = capsys.readouterr().out
     assert code == 0, out
     assert out.startswith("fragility audit: 0 block output(s) changed under 6 variation(s)")
+
+
+def test_variations_run_side_by_side_only_where_the_inductor_cache_allows():
+    """Own caches first, then the shared ones together, then the last shared one alone: it must find them warm."""
+    from tools.audit import _stages
+
+    assert [[v.name for v in stage] for stage in _stages(VARIATIONS)] == [
+        ["pages-alone"], ["threads-1", "threads-4", "blas-avx2", "blas-avx"], ["warm-cache"]]

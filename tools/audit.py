@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -111,6 +112,7 @@ class Result:
 
     variation: Variation
     seconds: float
+    """Its workers' time, summed (they may run beside other workers)."""
     blocks: int
     changed: list[dict]
 
@@ -129,21 +131,35 @@ def _worker(project: Path, variation: Variation, pages: list[str], cache: Path) 
         return json.loads(out.read_text(encoding="utf-8"))
 
 
-def audit(project: Path, variations: tuple[Variation, ...], workdir: Path) -> list[Result]:
-    """Run each variation in turn and collect the blocks whose output differs from their trace."""
+def _stages(variations: tuple[Variation, ...]) -> list[list[Variation]]:
+    """The variations in stages that may run at the same time: those with a cache of their own, then the ones
+    sharing the Inductor cache, then the last of those alone (it must find the cache the others filled warm)."""
+    fresh = [v for v in variations if v.inductor_cache == "fresh"]
+    shared = [v for v in variations if v.inductor_cache == "shared"]
+    return [stage for stage in (fresh, shared[:-1], shared[-1:]) if stage]
+
+
+def audit(project: Path, variations: tuple[Variation, ...], workdir: Path, jobs: int = 1) -> list[Result]:
+    """Run the variations, `jobs` worker processes at a time, and collect the blocks whose output differs from their
+    trace. Outputs never depend on how busy the machine is (timings are never traced), so workers may share it."""
     pages = site_pages(project)
-    results = []
-    for variation in variations:
+    done: dict[str, Result] = {}
+
+    def run(variation: Variation, group: list[str]) -> tuple[Variation, list[dict], float]:
         start = time.monotonic()
-        groups = [[page] for page in pages] if variation.per_page else [pages]
-        records = []
-        for group in groups:
-            fresh = variation.inductor_cache == "fresh"
-            cache = Path(tempfile.mkdtemp(dir=workdir)) if fresh else workdir / "inductor-shared"
-            records += _worker(project, variation, group, cache)
-        changed = [r for r in records if not r["ok"]]
-        results.append(Result(variation, time.monotonic() - start, len(records), changed))
-    return results
+        fresh = variation.inductor_cache == "fresh"
+        cache = Path(tempfile.mkdtemp(dir=workdir)) if fresh else workdir / "inductor-shared"
+        return variation, _worker(project, variation, group, cache), time.monotonic() - start
+
+    for stage in _stages(variations):
+        tasks = [(v, group) for v in stage for group in ([[p] for p in pages] if v.per_page else [pages])]
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            for variation, records, seconds in pool.map(lambda task: run(*task), tasks):
+                result = done.setdefault(variation.name, Result(variation, 0.0, 0, []))
+                result.seconds += seconds
+                result.blocks += len(records)
+                result.changed += [r for r in records if not r["ok"]]
+    return [done[v.name] for v in variations]
 
 
 def render(results: list[Result]) -> str:
@@ -166,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--project", type=Path, default=ROOT)
     parser.add_argument("--variation", action="append", choices=[v.name for v in VARIATIONS])
     parser.add_argument("--report", type=Path, help="also write the report to this file")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="worker processes at a time (default: one per CPU)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--page", action="append", help=argparse.SUPPRESS)
     parser.add_argument("--threads", type=int, help=argparse.SUPPRESS)
@@ -179,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     chosen = tuple(v for v in VARIATIONS if not args.variation or v.name in args.variation)
     with tempfile.TemporaryDirectory(prefix="hood-audit-") as workdir:
-        results = audit(project, chosen, Path(workdir))
+        results = audit(project, chosen, Path(workdir), args.jobs)
     report = render(results)
     print(report)
     if args.report:
