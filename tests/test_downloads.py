@@ -8,7 +8,9 @@ downloads of every theory and lab page with nbclient in a virtualenv that holds 
 from __future__ import annotations
 
 import json
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -174,10 +176,28 @@ def reader(tmp_path_factory):
     return tmp_path_factory.mktemp("notebooks")
 
 
+THEORY = [p for p in notebooks.course_pages() if not p.startswith("labs/")]
+LABS = [p for p in notebooks.course_pages() if p.startswith("labs/")]
+RUNS = [(p, False, False) for p in THEORY] + [(p, True, filled) for p in LABS for filled in (True, False)]
+"""Every notebook the tests execute: (page, learner, filled)."""
+
+
+@pytest.fixture(scope="module")
+def ran(reader) -> dict:
+    """Every notebook of `RUNS` executed once, one per CPU at a time (each in a kernel of its own; no output depends
+    on how busy the machine is): a future of its outcomes per run."""
+    for page in notebooks.course_pages():  # the reader virtualenvs, made one at a time
+        notebooks.reader_python(notebooks.requirements(page, "en"))
+    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+    futures = {run: pool.submit(notebooks.run, run[0], reader, learner=run[1], filled=run[2]) for run in RUNS}
+    pool.shutdown(wait=False)
+    return futures
+
+
 @pytest.mark.notebooks
-@pytest.mark.parametrize("page", [p for p in notebooks.course_pages() if not p.startswith("labs/")])
-def test_a_theory_notebook_prints_what_the_page_shows(page, reader):
-    outcomes = notebooks.run(page, reader)
+@pytest.mark.parametrize("page", THEORY)
+def test_a_theory_notebook_prints_what_the_page_shows(page, ran):
+    outcomes = ran[(page, False, False)].result()
     blocks = [o for o in outcomes if o.role in {"setup", "block"}]
     assert blocks and not [f"{o.block}: {o.error}" for o in outcomes if o.error]
     assert [o.block for o in blocks if o.expected is not None and not o.same] == []
@@ -186,9 +206,9 @@ def test_a_theory_notebook_prints_what_the_page_shows(page, reader):
 
 
 @pytest.mark.notebooks
-@pytest.mark.parametrize("page", [p for p in notebooks.course_pages() if p.startswith("labs/")])
-def test_a_lab_with_the_solutions_filled_in_gets_right_from_every_check(page, reader):
-    outcomes = notebooks.run(page, reader, learner=True, filled=True)
+@pytest.mark.parametrize("page", LABS)
+def test_a_lab_with_the_solutions_filled_in_gets_right_from_every_check(page, ran):
+    outcomes = ran[(page, True, True)].result()
     assert not [f"{o.block}: {o.error}" for o in outcomes if o.error]
     checks = [o for o in outcomes if o.role == "check"]
     assert checks
@@ -198,9 +218,9 @@ def test_a_lab_with_the_solutions_filled_in_gets_right_from_every_check(page, re
 
 
 @pytest.mark.notebooks
-@pytest.mark.parametrize("page", [p for p in notebooks.course_pages() if p.startswith("labs/")])
-def test_an_empty_learner_notebook_runs_to_the_end_saying_not_done_yet(page, reader):
-    outcomes = notebooks.run(page, reader, learner=True)
+@pytest.mark.parametrize("page", LABS)
+def test_an_empty_learner_notebook_runs_to_the_end_saying_not_done_yet(page, ran):
+    outcomes = ran[(page, True, False)].result()
     assert not [f"{o.block}: {o.error}" for o in outcomes if o.error]
     tasks = {o.block for o in outcomes if o.role == "answer"}
     verdicts = {o.block: o.verdict for o in outcomes if o.role == "check" and o.block in tasks}
