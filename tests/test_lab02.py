@@ -140,25 +140,32 @@ def test_a_parameter_without_type_hint_is_a_value_error():
         torch.library.custom_op("hood::untyped", untyped, mutates_args=())
 
 
-def run_lab(out: Path, *args: str) -> Path:
-    """`python -m snippets.lab02.run --out DIR [args]`, run as a reader would, with its own Inductor cache."""
+def start_lab(out: Path, *args: str) -> subprocess.Popen:
+    """Start `python -m snippets.lab02.run --out DIR [args]`, as a reader would, with its own Inductor cache."""
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(out / "inductor"), "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}"}
-    proc = subprocess.run([sys.executable, "-m", "snippets.lab02.run", "--out", str(out), *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=900, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return out
+    return subprocess.Popen([sys.executable, "-m", "snippets.lab02.run", "--out", str(out), *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 @pytest.fixture(scope="module")
-def deliverables(tmp_path_factory) -> Path:
-    """The deliverables of an English run (the default)."""
-    return run_lab(tmp_path_factory.mktemp("lab02"))
+def runs(tmp_path_factory) -> dict[str, Path]:
+    """The deliverables of an English run (the default) and of `--lang es`, the two run side by side."""
+    outs = {"en": tmp_path_factory.mktemp("lab02"), "es": tmp_path_factory.mktemp("lab02-es")}
+    started = {lang: start_lab(out, *(["--lang", "es"] if lang == "es" else [])) for lang, out in outs.items()}
+    for lang, proc in started.items():
+        _, stderr = proc.communicate(timeout=900)
+        assert proc.returncode == 0, f"{lang}: {stderr[-3000:]}"
+    return outs
 
 
 @pytest.fixture(scope="module")
-def deliverables_es(tmp_path_factory) -> Path:
-    """The deliverables of `--lang es`."""
-    return run_lab(tmp_path_factory.mktemp("lab02-es"), "--lang", "es")
+def deliverables(runs) -> Path:
+    return runs["en"]
+
+
+@pytest.fixture(scope="module")
+def deliverables_es(runs) -> Path:
+    return runs["es"]
 
 
 REPORT_EN = ("# Lab 02 · A custom op end to end: report", "Objective: register `hood::scaled_linear",
