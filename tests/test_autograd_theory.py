@@ -346,7 +346,7 @@ def test_what_the_version_counter_counts():
 
 
 def test_the_autograd_cuda_slot_holds_the_same_generated_kernel_as_the_cpu_one():
-    """"And on a GPU": AutogradCUDA holds the autograd kernel AutogradCPU holds (read on this CPU build)."""
+    """"On a GPU": AutogradCUDA holds the autograd kernel AutogradCPU holds (read on this CPU build)."""
     table = torch._C._dispatch_dump_table("aten::addmm")
     rows = {line.split(":", 1)[0]: line.split(":", 1)[1] for line in table.splitlines() if ":" in line}
     assert rows["AutogradCUDA"] == rows["AutogradCPU"]

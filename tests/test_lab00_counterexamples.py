@@ -275,5 +275,5 @@ def test_the_report_paragraph_reads_whether_linear_reached_the_mode_and_which_no
     with torch.no_grad():
         y_no_grad = F.linear(x, W, b)
     other = localize(parts.interpretation(y_no_grad, views, inference_calls, addmm, rows), "en")
-    assert "reached the dispatch mode as `aten::linear` itself" in other and "never" not in other
+    assert "reached the dispatch mode as `aten::linear` (`aten::linear`)" in other and "never" not in other
     assert "recorded no node here: `y` has no `grad_fn`" in other

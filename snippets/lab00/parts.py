@@ -104,19 +104,14 @@ def interpretation(y, views, linear_calls, addmm_calls, rows) -> str:
     """The report's paragraph in every language, written from the outputs of parts A to E (not from expectations):
     whether `aten::linear` reached the mode and which node `y` records are read from the outputs too."""
     found = findings(y, views, linear_calls, addmm_calls, rows)
-    if found["linear_reached"]:
-        linear_en = (f"`linear(x, W, b)` reached the dispatch mode as `aten::linear` itself: autograd's key was not "
-                     f"in the call, so nothing decomposed it above the Python key ({found['linear_ops']}). ")
-        linear_es = (f"`linear(x, W, b)` llegó al modo de dispatch como `aten::linear`: la clave de autograd no "
-                     f"estaba en la llamada, así que nada lo descompuso por encima de la clave `Python` "
-                     f"({found['linear_ops']}). ")
-    else:
-        linear_en = (f"`linear(x, W, b)` never reached the dispatch mode as `aten::linear`: it is a "
-                     f"CompositeImplicitAutograd kernel and decomposed above the Python key into "
-                     f"{found['linear_ops']}. ")
-        linear_es = (f"`linear(x, W, b)` nunca llegó al modo de dispatch como `aten::linear`: es un kernel "
-                     f"CompositeImplicitAutograd y se descompuso por encima de la clave `Python` en "
-                     f"{found['linear_ops']}. ")
+    ops, reached = found["linear_ops"], found["linear_reached"]
+    linear_en = (f"`linear(x, W, b)` reached the dispatch mode as `aten::linear` ({ops}): no autograd key decomposed "
+                 "it. " if reached else "`linear(x, W, b)` never reached the dispatch mode as `aten::linear`: it is a "
+                 f"CompositeImplicitAutograd kernel and decomposed above the Python key into {ops}. ")
+    linear_es = (f"`linear(x, W, b)` llegó al modo de dispatch como `aten::linear` ({ops}): ninguna clave de autograd "
+                 "lo descompuso. " if reached else "`linear(x, W, b)` nunca llegó al modo de dispatch como "
+                 f"`aten::linear`: es un kernel CompositeImplicitAutograd y se descompuso por encima de la clave "
+                 f"`Python` en {ops}. ")
     node = found["node"]
     autograd_en = (f"fires first, records `{node}`, then redispatches down to the CPU kernel" if node else
                    "recorded no node here: `y` has no `grad_fn`")
