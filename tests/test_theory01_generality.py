@@ -1,0 +1,146 @@
+"""Theory 01's general sentences, narrowed where a counterexample broke them: what linear and matmul decompose
+into, the registration printer, the dispatch trace's #if, contexts and the fallthrough mask, enabling autocast,
+the autocast keys, and views with the base's own metadata."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from hood.capture.dispatch import recording_dispatch
+from hood.capture.keys import key_view
+from hood.capture.ops import OpLog
+from hood.capture.tables import table_rows
+from hood.stdout import captured_stdout
+from snippets.running_example import running_example
+
+HEADERS = Path(torch.__file__).parent / "include"
+K, S = torch._C.DispatchKey, torch._C.DispatchKeySet
+MATMUL_BMM = ["aten::expand", "aten::view", "aten::expand", "aten::view", "aten::bmm", "aten::_unsafe_view"]
+MATMUL_FOLDED = ["aten::clone", "aten::_unsafe_view", "aten::mm", "aten::_unsafe_view"]
+
+
+def logged(call) -> list[str]:
+    with OpLog() as log:
+        call()
+    return log.names
+
+
+def test_linear_views_a_contiguous_input_around_addmm_and_otherwise_adds_after_matmul():
+    """2-D: t and addmm (t and mm without a bias); other ranks: views around addmm only for a contiguous input
+    with a bias, else t, matmul's operators and a separate add."""
+    _, W, b = running_example()
+    W, b = W.detach(), b.detach()
+    matrix = torch.randn(2, 64)
+    assert logged(lambda: F.linear(matrix, W, b)) == ["aten::t", "aten::addmm"]
+    assert logged(lambda: F.linear(matrix, W)) == ["aten::t", "aten::mm"]
+    for shape in [(64,), (3, 2, 64), (2, 3, 2, 64)]:
+        contiguous = torch.randn(shape)
+        ops = logged(lambda contiguous=contiguous: F.linear(contiguous, W, b))
+        assert ops == ["aten::view", "aten::t", "aten::addmm", "aten::view"]
+    transposed = torch.randn(2, 3, 64).transpose(0, 1)
+    assert not transposed.is_contiguous()
+    assert logged(lambda: F.linear(transposed, W, b)) == ["aten::t", *MATMUL_BMM, "aten::add.Tensor"]
+    assert logged(lambda: F.linear(transposed, W)) == ["aten::t", *MATMUL_BMM]
+    Wg = W.clone().requires_grad_()
+    assert logged(lambda: F.linear(transposed, Wg, b)) == ["aten::t", *MATMUL_FOLDED, "aten::add.Tensor"]
+
+
+def test_matmul_folds_a_stride_0_operand_when_the_matrix_requires_grad():
+    """matmul picks its operators from shapes, strides and whether the 2-D operand requires grad."""
+    x, W, _ = running_example()
+    x3 = x.detach().expand(3, 2, 64)
+    Wt_plain, Wt_grad = W.detach().t(), W.t()
+    assert logged(lambda: torch.matmul(x3, Wt_plain)) == MATMUL_BMM
+    assert logged(lambda: torch.matmul(x3, Wt_grad)) == MATMUL_FOLDED
+
+
+def test_the_printer_lists_one_key_or_every_operator():
+    """_dispatch_print_registrations_for_dispatch_key prints the operators with a kernel for the key named, and
+    every registered operator when no key is named."""
+    assert not hasattr(torch._C, "_dispatch_print_registrations")
+    with captured_stdout() as everything:
+        torch._C._dispatch_print_registrations_for_dispatch_key()
+    with captured_stdout() as autocast:
+        torch._C._dispatch_print_registrations_for_dispatch_key("AutocastCPU")
+    every_op = set(torch._C._dispatch_get_all_op_names())
+    assert set(everything.getvalue().split()) == every_op and len(every_op) > 3000
+    named = set(autocast.getvalue().split())
+    assert named == set(torch._C._dispatch_get_registrations_for_dispatch_key("AutocastCPU"))
+    assert "aten::linear" in named and "aten::add.Tensor" not in named and len(named) < len(every_op)
+
+
+def test_the_cited_line_guards_the_dispatch_trace():
+    """Dispatcher.h line 781 (v2.13.0, the installed header): a debug build or HAS_TORCH_SHOW_DISPATCH_TRACE."""
+    lines = (HEADERS / "ATen/core/dispatch/Dispatcher.h").read_text().splitlines()
+    assert lines[780].strip() == "#if defined(HAS_TORCH_SHOW_DISPATCH_TRACE) || !defined(NDEBUG)"
+    assert "show_dispatch_trace()" in lines[782]
+
+
+def masked_start(op: str, tensor: torch.Tensor) -> tuple[str, str]:
+    """The top of the call's key set, and the top once the keys `op` falls through are removed."""
+    effective = key_view("x", tensor).effective  # lowest priority first
+    rows = {row.key: row for row in table_rows(op, tuple(effective))}
+    return effective[-1], [key for key in effective if not rows[key].fallthrough][-1]
+
+
+def test_contexts_change_the_walk_as_the_masked_key_sets_predict():
+    """linear starts at the top of its key set once its fallthrough keys are removed; under inference_mode that
+    is not the top of the unmasked set."""
+    x, W, b = running_example()
+    contexts = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode,
+                "autocast": lambda: torch.autocast("cpu", dtype=torch.bfloat16)}
+    starts = {}
+    for name, context in contexts.items():
+        with context():
+            top, masked = masked_start("aten::linear", x)
+            with recording_dispatch() as steps:
+                F.linear(x, W, b)
+        walked = next(s.key for s in steps if s.op == "aten.linear.default")
+        assert walked == masked
+        starts[name] = (top, masked)
+    assert starts == {"no_grad": ("AutogradCPU", "AutogradCPU"), "inference_mode": ("ADInplaceOrView", "CPU"),
+                      "autocast": ("AutocastCPU", "AutocastCPU")}
+
+
+def test_autocast_fires_once_enabled_without_a_with_block():
+    """torch.set_autocast_enabled lifts AutocastCPU out of the exclude set; torch.autocast calls it."""
+    x, W, b = running_example()
+    assert torch._C._dispatch_tls_is_dispatch_key_excluded(K.AutocastCPU)
+    try:
+        torch.set_autocast_enabled("cpu", True)
+        assert not torch._C._dispatch_tls_is_dispatch_key_excluded(K.AutocastCPU)
+        assert F.linear(x, W, b).dtype == torch.bfloat16
+    finally:
+        torch.set_autocast_enabled("cpu", False)
+    assert torch._C._dispatch_tls_is_dispatch_key_excluded(K.AutocastCPU)
+    assert F.linear(x, W, b).dtype == torch.float32
+
+
+def test_autocast_keys_are_keys_of_their_own_above_autograd():
+    """AutogradCUDA is the autograd functionality plus the CUDA bit; AutocastCUDA is not the autocast key plus it.
+    Every Autocast key outranks every Autograd key (DispatchKey.h lines 319-346, cited by the page)."""
+    assert (S(K.AutogradCPU) | S(K.CUDA)).has(K.AutogradCUDA)
+    assert not (S(K.AutocastCPU) | S(K.CUDA)).has(K.AutocastCUDA)
+    autocast = [name for name in K.__members__ if name.startswith("Autocast")]  # the ones Python binds
+    assert {"AutocastCPU", "AutocastCUDA"} <= set(autocast)
+    for name in autocast:
+        for autograd in (K.AutogradCPU, K.AutogradCUDA, K.AutogradOther):
+            assert (S(getattr(K, name)) | S(autograd)).highestPriorityTypeId() == getattr(K, name)
+    lines = (HEADERS / "c10/core/DispatchKey.h").read_text().splitlines()
+    assert lines[318].strip() == "AutogradFunctionality,"
+    assert lines[331].strip() == "// TODO: make Autocast a functionality key"
+    assert [line.strip().rstrip(",") for line in lines[334:346] if line.strip().startswith("Autocast")] == [
+        "AutocastCPU", "AutocastMTIA", "AutocastMAIA", "AutocastXPU", "AutocastIPU", "AutocastHPU", "AutocastXLA",
+        "AutocastMPS", "AutocastCUDA", "AutocastPrivateUse1"]
+
+
+def test_a_view_may_keep_its_base_metadata():
+    """W[:] is a view (a new TensorImpl over the same storage) with sizes, strides and offset equal to W's."""
+    W = running_example()[1].detach()
+    view = W[:]
+    assert view._is_view() and view is not W and view._base is W
+    assert (view.shape, view.stride(), view.storage_offset()) == (W.shape, W.stride(), W.storage_offset())
+    assert view.untyped_storage().data_ptr() == W.untyped_storage().data_ptr()

@@ -1,0 +1,130 @@
+"""Theory 02's general sentences, narrowed where a counterexample broke them: which operations leave a node,
+which outputs have a grad_fn, where a node keeps what it saved, what the version counter counts, where a tensor
+hook stays after an in-place update, and the keys a dispatch mode meets under inference_mode."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from hood.capture.dispatch import recording_dispatch
+from snippets.custom_ops.record_ops import RecordOps
+from snippets.custom_ops.scaled_linear import define_scaled_linear
+from snippets.running_example import running_example
+
+
+@pytest.fixture(scope="module")
+def scaled_linear():
+    """The page's custom op, under a name of this module's own (a second definition would replace it)."""
+    return define_scaled_linear("hood_theory02::scaled_linear")
+
+
+def saved_attributes(node) -> set[str]:
+    return {name for name in dir(node) if name.startswith("_saved_")}
+
+
+def test_a_node_needs_grad_mode_and_a_new_tensor():
+    """No node under no_grad; a conversion with nothing to do returns the tensor itself."""
+    x = running_example()[0]
+    assert (x * 2).grad_fn is not None
+    assert x.contiguous() is x and x.float() is x
+    with torch.no_grad():
+        assert (x * 2).grad_fn is None
+
+
+def test_outputs_with_no_derivative_have_no_grad_fn():
+    """Integer outputs (indices of max, sort) and native_layer_norm's mean and rstd have no grad_fn."""
+    x = running_example()[0]
+    values, indices = x.max(0)
+    assert values.grad_fn is not None and indices.grad_fn is None and indices.dtype == torch.int64
+    assert x.sort(1).indices.grad_fn is None
+    out, mean, rstd = torch.native_layer_norm(x, (64,), None, None, 1e-5)
+    assert out.grad_fn is not None and mean.dtype == rstd.dtype == torch.float32
+    assert mean.grad_fn is None and rstd.grad_fn is None
+
+
+def test_saved_attributes_name_arguments_outputs_or_derived_values(scaled_linear):
+    """derivatives.yaml nodes: _saved_<argument>, _saved_<output>, _saved_<derived value>; Python-made nodes keep
+    their tensors in saved_tensors and have no _saved_ attribute."""
+    x, W, b = running_example()
+    assert "_saved_mat1" in saved_attributes(F.linear(x, W, b).grad_fn)
+    assert "_saved_indices" in saved_attributes(x.max(0).values.grad_fn)
+    layer_norm = saved_attributes(F.layer_norm(x, (64,)).grad_fn)
+    assert {"_saved_result1", "_saved_result2"} <= layer_norm and "_saved_result" not in layer_norm
+    assert saved_attributes(x.exp().grad_fn) == {"_saved_result"}
+    assert "_saved_self_sym_sizes" in saved_attributes(x.sum().grad_fn)
+    node = scaled_linear(x, W, b, 0.5).grad_fn
+    assert saved_attributes(node) == set() and len(node.saved_tensors) == 2
+
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, grad):
+            return 2 * grad * ctx.saved_tensors[0]
+
+    node = Square.apply(x).grad_fn
+    assert saved_attributes(node) == set() and node.saved_tensors[0] is x
+
+
+def test_a_new_tensor_can_start_at_version_1():
+    """matmul of a vector ends with squeeze_: the fresh result is at version 1."""
+    assert torch.matmul(torch.ones(3), torch.ones(3, 2))._version == 1
+    assert torch.ones(3)._version == 0
+
+
+def test_a_mutating_custom_op_adds_two():
+    """One call of a custom op whose kernel mutates its input in place adds two, not one."""
+
+    @torch.library.custom_op("hood_theory02::double_in_place", mutates_args=("x",))
+    def double_in_place(x: torch.Tensor) -> None:
+        x.mul_(2)
+
+    t = torch.ones(3)
+    double_in_place(t)
+    assert t._version == 2 and t.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_writes_that_bypass_the_dispatcher_add_nothing_and_go_unnoticed():
+    """apply_, map_ and a NumPy view change the data at version 0; the backward runs and is silently wrong."""
+    t = torch.zeros(3)
+    t.apply_(lambda v: v + 1)
+    t.map_(torch.ones(3), lambda a, c: a + c)
+    t.numpy()[0] = 5
+    assert t._version == 0 and t.tolist() == [5.0, 2.0, 2.0]
+    W = torch.tensor([0.5, 1.0], requires_grad=True)
+    h = (W * 2).exp()  # exp saves h
+    h.detach().apply_(lambda v: v * 10)
+    assert h._version == 0
+    h.sum().backward()  # no version error
+    assert torch.allclose(W.grad, 10 * 2 * (W.detach() * 2).exp())  # ten times the true gradient
+
+
+def test_a_tensor_hook_stays_on_the_node_it_was_registered_on():
+    """After y.mul_(5) y has a new grad_fn; the hook registered before runs with the old node's prehooks,
+    before them."""
+    x = running_example()[0]
+    y = x * 2
+    fired = []
+    y.register_hook(lambda grad: fired.append("tensor hook"))
+    old = y.grad_fn
+    y.mul_(5)
+    assert y.grad_fn is not old
+    old.register_prehook(lambda grad_outputs: fired.append("prehook of the old node"))
+    y.grad_fn.register_prehook(lambda grad_outputs: fired.append("prehook of y.grad_fn"))
+    y.sum().backward()
+    assert fired == ["prehook of y.grad_fn", "tensor hook", "prehook of the old node"]
+
+
+def test_under_inference_mode_linear_meets_python_tls_snapshot_then_python():
+    """With RecordOps active, linear's first keys are PythonTLSSnapshot, then Python (the mode), then CPU."""
+    x, W, b = running_example()
+    with torch.inference_mode(), RecordOps() as rec, recording_dispatch() as steps:
+        F.linear(x, W, b)
+    linear = [s.key for s in steps if s.op == "aten.linear.default"]
+    assert linear == ["PythonTLSSnapshot", "Python", "CPU"]
+    assert rec.ops == ["aten.linear.default"]
