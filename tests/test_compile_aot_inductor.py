@@ -176,7 +176,11 @@ def test_wrapper_leaves_the_matmul_to_the_library_and_launches_one_kernel(head_c
 def test_kernel_uses_openmp_and_avx2_vectors(head_code):
     src = head_code.kernels["cpp_fused__softmax_0"]
     assert "#pragma omp" in src and "at::vec::Vectorized<float>" in src
-    assert "uses OpenMP, at::vec::Vectorized" in render_inductor_summary(head_code)
+    summary = render_inductor_summary(head_code)
+    assert "uses OpenMP, at::vec::Vectorized" in localize(summary, "en")
+    assert localize(summary, "es").splitlines()[-2:] == [
+        "    cpp_fused__softmax_0: 73 líneas de C++, usa OpenMP, at::vec::Vectorized",
+        "kernels externos: extern_kernels.addmm"]
 
 
 def test_simdlen_counts_bits():
@@ -236,7 +240,8 @@ def test_a_cache_hit_skips_post_grad_and_ir_logs(capsys):
     assert 0 < second.artifacts["aot_graphs"] < first.artifacts["aot_graphs"]
     assert second.artifacts["output_code"] > 0
     assert first.code == second.code
-    assert "same generated code both times: True" in out
+    assert "same generated code both times: True" in localize(out, "en")
+    assert "el mismo código generado las dos veces: True" in localize(out, "es")
     assert set(first.artifacts) == set(ARTIFACTS)
 
 
@@ -262,9 +267,13 @@ def test_cache_folder_default_and_the_switch_to_disable_it():
 def test_render_compile_runs_has_one_column_per_run():
     runs = [CompileRun(dict.fromkeys(CACHE_COUNTERS, 0), {"graph_code": 1}, ""),
             CompileRun(dict.fromkeys(CACHE_COUNTERS, 1), {"graph_code": 0}, "")]
-    lines = render_compile_runs(runs).splitlines()
+    table = render_compile_runs(runs)
+    lines, spanish = localize(table, "en").splitlines(), localize(table, "es").splitlines()
     assert lines[0].split() == ["empty", "cache", "cache", "hit"]
     assert lines[-1].split() == ["graph_code", "1", "0"]
+    assert spanish[0].split() == ["caché", "vacía", "caché", "llena"] and "entradas de TORCH_LOGS:" in spanish
+    for language in (lines, spanish):  # each column's heading ends where its numbers end
+        assert {len(line) for line in language if "TORCH_LOGS" not in line} == {len(language[0])}
 
 
 def test_compile_debug_writes_under_the_working_directory_and_a_cache_hit_writes_no_graph_folder(capsys):

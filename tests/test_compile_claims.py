@@ -9,6 +9,7 @@ import pytest
 import torch
 from torch._dynamo.testing import CompileCounterWithBackend
 
+from hood.capture.common import localize
 from hood.capture.compile import inductor_output
 from snippets.compile.graph_breaks import chatty_head
 from snippets.compile.heads import head
@@ -31,7 +32,8 @@ def quiet(fn, *args):
 
 def test_the_partitioner_may_recompute_instead_of_saving():
     """The `recompute` block: for sin(sin(x)) the forward saves `x` alone and the backward computes `sin` again."""
-    graphs, out = quiet(recomputed_in_backward)
+    graphs, printed = quiet(recomputed_in_backward)
+    out = localize(printed, "en")
     assert "saved for backward: [('primals_1', (4, 8))]" in out
     assert out.strip().endswith("forward operators the backward computes again: ['sin']")
     backward = [n.target.__name__ for n in graphs["backward"].graph.nodes if n.op == "call_function"]

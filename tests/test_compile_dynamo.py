@@ -5,6 +5,7 @@ import dis
 import pytest
 import torch
 
+from hood.capture.common import localize
 from hood.capture.compile import Guard, cache_entries, guard_failures, render_guards
 from snippets.compile.dynamo_graph import dynamo_graph
 from snippets.compile.graph_breaks import chatty_head, graph_breaks
@@ -34,7 +35,7 @@ def test_dynamo_graph_has_two_torch_level_calls_and_named_inputs(capsys):
     assert calls == [torch._C._nn.linear, torch.softmax]
     assert [n.target for n in gm.graph.nodes if n.op == "placeholder"] == ["L_x_", "L_W_", "L_b_"]
     assert "aten" not in gm.code  # linear is not decomposed yet
-    out = capsys.readouterr().out
+    out = localize(capsys.readouterr().out, "en")
     assert "linear = torch._C._nn.linear(l_x_, l_w_, l_b_)" in out and "graphs captured: 1" in out
 
 
@@ -54,7 +55,7 @@ def test_guards_pin_tensors_globals_and_global_state(capsys):
     (state,) = [g.code for g in entry.guards if g.kind == "GLOBAL_STATE"]
     assert '"grad_mode":true' in state and '"num_threads":2' in state
     assert kinds.count("GLOBAL_STATE") == 1
-    out = capsys.readouterr().out
+    out = localize(capsys.readouterr().out, "en")
     assert "a batch of 3 against version 0/0: tensor 'L['x']' size mismatch at index 0. expected 2, actual 3" in out
 
 
@@ -76,7 +77,7 @@ def test_guard_text_loses_object_ids_and_user_comments():
 
 def test_two_breaks_make_three_graphs(capsys):
     explanation = graph_breaks()
-    out = capsys.readouterr().out
+    out = localize(capsys.readouterr().out, "en")
     assert explanation.graph_count == 3 and explanation.graph_break_count == 2
     first, second = (r.reason.splitlines()[0] for r in explanation.break_reasons)
     assert "builtin operator" in first
@@ -95,7 +96,7 @@ def test_fullgraph_turns_the_first_break_into_an_error():
 
 def test_recompiles_then_dynamic_then_specialised_one(capsys):
     counter = recompiles()
-    out = capsys.readouterr().out
+    out = localize(capsys.readouterr().out, "en")
     counts = [int(line.rsplit(" ", 1)[1]) for line in out.splitlines() if line.startswith("batch")]
     assert counts == [1, 1, 2, 2, 2, 3]
     assert "graph 2 inputs: s77 SymInt, l_x_ (s77, 64)" in out
@@ -105,6 +106,10 @@ def test_recompiles_then_dynamic_then_specialised_one(capsys):
     assert any("size=[None, 64]" in g.code for g in dynamic.guards)
     assert [g.code for g in dynamic.shape_guards] == ["2 <= L['x'].size()[0]"]
     assert static.shape_guards == [] and one.shape_guards == []
+    rendered = render_guards(dynamic)
+    for language, label in (("en", "shape guards"), ("es", "guardas de forma")):  # aligned with the guard kinds
+        lines = localize(rendered, language).splitlines()
+        assert f"  {label:<32} x1" in lines, lines
     assert any("size=[1, 64]" in g.code for g in one.guards)
     assert counter.frame_count == 3
 
@@ -139,7 +144,7 @@ def test_replacing_a_traced_global_invalidates_the_graph(monkeypatch):
 def test_capture_scalar_outputs_removes_the_item_break_only(capsys):
     """The page: three graphs become two; the print break stays; the option is restored after the block."""
     assert scalar_capture_fix() == {False: 3, True: 2}
-    out = capsys.readouterr().out
+    out = localize(capsys.readouterr().out, "en")
     assert "capture_scalar_outputs=True: 2 graphs, breaks: ['Failed to trace builtin operator']" in out
     assert "Tensor.item()" in out.split("capture_scalar_outputs=True")[0]
     assert torch._dynamo.config.capture_scalar_outputs is False
@@ -165,5 +170,5 @@ def test_torch_logs_recipes_print_the_lines_the_page_reads(capsys):
     assert shown["output_code"][0].startswith("cpp_fused__softmax_0 = async_compile")
     assert any(line.startswith("extern_kernels.addmm(") for line in shown["output_code"])
     assert "cpp_fused__softmax_0(buf0, buf1, buf3, buf4)" in shown["output_code"]
-    out = capsys.readouterr().out
+    out = localize(capsys.readouterr().out, "en")
     assert "TORCH_LOGS=guards:" in out and "r'''" not in out and "Guard eval latency" not in out

@@ -180,3 +180,13 @@ def test_the_chart_is_a_figure_whose_data_are_the_numbers_drawn():
     assert "lote 2: eager 25,0 µs, compilado 50,0 µs" in localize(figure_data(html), "es")
     assert "batch 2: eager 25.0 µs, compiled 50.0 µs" in kept and "batch 64: eager 100.0 µs, compiled 150.0 µs" in kept
     assert "<svg" not in kept
+
+
+def test_the_legend_names_each_series_as_its_tooltips_do():
+    data = rows((2, 25.1, 47.9))
+    for language, compiled in (("en", "compiled"), ("es", "compilado")):
+        root = ET.fromstring(localize(bar_chart_svg(data), language))
+        tips = [r.find(f"{SVG}title").text for r in root.iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None]
+        drawn = [t.text for t in root.iter(f"{SVG}text")]
+        assert [tip.split(",")[0] for tip in tips] == ["eager", compiled]
+        assert drawn[-2:] == ["eager", compiled]  # the legend, last

@@ -101,7 +101,9 @@ def test_max_autotune_keeps_the_kernel_and_the_library_addmm(capsys):
     (_, default), (_, tuned) = results["default"], results["max-autotune"]
     assert tuned.kernels == default.kernels
     assert tuned.extern_calls == default.extern_calls == ["extern_kernels.addmm"]
-    assert "same generated kernels in every mode: True" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "same generated kernels in every mode: True" in localize(printed, "en")
+    assert re.search(r"^     default: compilado en \d+,\d s; ", localize(printed, "es"), re.MULTILINE)
 
 
 def test_timing_returns_one_row_per_batch_size():
@@ -250,12 +252,14 @@ def test_annotated_kernel_figure_in_both_languages_keeps_its_line_numbers(placed
     assert "(kernel, lines 21, 37, 55)" in english and "(kernel, líneas 21, 37, 55)" in spanish
     assert "Tres pasadas, no una" in spanish and "Se cumple su única comprobación." in spanish
     assert "Se cumplen sus 5 comprobaciones." in spanish and "All 4 of its checks hold." in english
+    assert "Se cumplen sus 2 comprobaciones." in spanish and "Both its checks hold." in english
     assert "Only" not in english and "Solo" not in spanish
     assert english.count('class="hll"') == len({(w, n) for note in notes for w, ns in note.lines.items() for n in ns})
     kept = figure_data(out)  # the trace keeps each title in every language, a notebook prints the page's
     assert "<pre>" not in kept
     assert "3. Three passes, not one: wrapper -, kernel [21, 37, 55]; 1/1 checks hold" in localize(kept, "en")
-    assert "3. Tres pasadas, no una: wrapper -, kernel [21, 37, 55]; 1/1 checks hold" in localize(kept, "es")
+    assert "3. Tres pasadas, no una: wrapper -, kernel [21, 37, 55]; 1/1 comprobaciones cumplidas" in localize(
+        kept, "es")
     assert spans([12, 13, 14, 20]) == "12\u201314, 20"
 
 
@@ -267,7 +271,9 @@ def test_annotated_kernel_says_so_when_a_check_fails(placed):
     changed = dataclasses.replace(head_code, kernels={KERNEL: kernel})
     notes = place_notes(changed)
     assert (notes[2].holding, notes[2].lines["kernel"]) == (0, [37, 55])
-    assert "Only 0 of its 1 checks hold." in localize(annotated_kernel_html(changed, notes), "en")
+    html = annotated_kernel_html(changed, notes)
+    assert "Only 0 of its 1 checks hold." in localize(html, "en")
+    assert "No se cumple su única comprobación." in localize(html, "es")
 
 
 def test_attention_fuses_mask_scale_and_softmax_into_one_kernel(capsys):
@@ -282,7 +288,7 @@ def test_attention_fuses_mask_scale_and_softmax_into_one_kernel(capsys):
     for op in ("_softmax", "mul", "ones", "tril", "bitwise_not", "masked_fill"):
         assert op in softmax, op
     assert "softmax" not in first + last and "transpose" in first and "transpose" in last
-    assert "generated kernels: 3" in capsys.readouterr().out
+    assert "generated kernels: 3" in localize(capsys.readouterr().out, "en")
 
 
 def test_export_gives_one_aten_graph_with_parameters_as_inputs(capsys):
@@ -311,5 +317,15 @@ def test_reduce_overhead_on_cpu_keeps_the_code_and_drops_the_input_asserts(compi
     only_default = [x for x in head_code.call.splitlines() if x not in out.call.splitlines()]
     assert len(only_default) == 3 and all(x.startswith("assert_size_stride(") for x in only_default)
     assert all(x in head_code.call.splitlines() for x in out.call.splitlines())
-    text = capsys.readouterr().out
+    text = localize(capsys.readouterr().out, "en")
     assert "same kernels as the default mode: True" in text and "CUDA graphs in the code: False" in text
+
+
+def test_a_spanish_page_prints_the_patterns_under_their_spanish_names():
+    from snippets.lab03.survey import RANK_FUNCTIONS, distributed_report, survey
+
+    report = distributed_report(survey(), dict.fromkeys(RANK_FUNCTIONS, []))
+    spanish = [line for line in localize(report, "es").splitlines() if line.startswith("## ")]
+    assert spanish == ["## DDP", "## FSDP2", "## Paralelismo tensorial", "## Paralelismo de pipeline",
+                       "## La elección para el MiniGPT"]
+    assert "## Tensor parallel" in localize(report, "en")

@@ -30,7 +30,8 @@ def attention():
 
 def test_attention_kernels_and_the_buffers_they_are_handed(attention):
     code, printed = attention
-    assert printed.splitlines()[0] == "library calls: 4, generated kernels: 3"
+    assert localize(printed, "en").splitlines()[0] == "library calls: 4, generated kernels: 3"
+    assert localize(printed, "es").splitlines()[0] == "kernels externos: 4, kernels generados: 3"
     calls = calls_with_buffers(code)
     assert [name.split("_")[0] if name.startswith("cpp") else name for name, _ in calls] == [
         "extern_kernels.addmm", "cpp", "extern_kernels.bmm", "cpp", "extern_kernels.bmm", "cpp",

@@ -1,5 +1,6 @@
 """AOTAutograd's partition, shown on the joint graph: which side of the cut each operator lands on."""
 
+from hood.capture.common import words
 from snippets.compile.aot_graphs import aot_graphs, readable, saved_for_backward
 from snippets.compile.heads import head
 from snippets.running_example import running_example
@@ -25,6 +26,6 @@ def show_aot_graphs():
     for line in readable(graphs["joint"]).splitlines():
         name = re.match(r"\s+(\w+): \"", line)
         print(f"{side[name[1]] if name else '':<3}{line}")
-    print("saved for backward:", saved_for_backward(graphs))
+    print(words(en="saved for backward:", es="se guarda para el backward:"), saved_for_backward(graphs))
     return graphs
 # --8<-- [end:body]

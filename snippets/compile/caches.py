@@ -1,5 +1,6 @@
 """Caches: the same compile twice in a fresh Inductor cache, and what a cache hit no longer logs."""
 
+from hood.capture.common import words
 from hood.capture.compile import compile_twice, render_compile_runs
 from snippets.compile.heads import head
 from snippets.compile.inductor_code import generated_code
@@ -19,6 +20,7 @@ def cache_hit_hides_artifacts():
 
     runs = compile_twice(compile_head, ARTIFACTS)
     print(render_compile_runs(runs))
-    print("same generated code both times:", runs[0].code == runs[1].code)
+    print(words(en="same generated code both times:", es="el mismo código generado las dos veces:"),
+          runs[0].code == runs[1].code)
     return runs
 # --8<-- [end:body]

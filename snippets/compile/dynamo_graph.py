@@ -1,5 +1,6 @@
 """Dynamo: the bytecode it reads and the FX graph it hands to a backend."""
 
+from hood.capture.common import words
 from snippets.compile.heads import head
 from snippets.running_example import running_example
 
@@ -19,10 +20,10 @@ def dynamo_graph():
 
     x, W, b = running_example()
     torch.compile(head, backend=keep_graph)(x, W, b)
-    print("bytecode of head (what Dynamo interprets):")
+    print(words(en="bytecode of head (what Dynamo interprets):", es="bytecode de head (lo que interpreta Dynamo):"))
     for ins in dis.get_instructions(head):
         print(f"  {ins.opname:<13} {ins.argrepr}".rstrip())
-    print("graphs captured:", len(graphs))
+    print(words(en="graphs captured:", es="grafos capturados:"), len(graphs))
     print(graphs[0].code.strip())
     return graphs
 # --8<-- [end:body]

@@ -1,5 +1,6 @@
 """Graph breaks: what Dynamo cannot put in a graph, and what `torch._dynamo.explain` says about it."""
 
+from hood.capture.common import words
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -18,13 +19,14 @@ def graph_breaks():
     """Explain `chatty_head`: how many graphs, how many breaks, why, and what each graph holds."""
     x, W, b = running_example()
     explanation = torch._dynamo.explain(chatty_head)(x, W, b)
-    print("graphs:", explanation.graph_count)
-    print("graph breaks:", explanation.graph_break_count)
+    print(words(en="graphs:", es="grafos:"), explanation.graph_count)
+    print(words(en="graph breaks:", es="cortes de grafo:"), explanation.graph_break_count)
     for i, reason in enumerate(explanation.break_reasons, 1):
-        print(f"break {i}, in {reason.user_stack[-1].name}: {reason.reason.splitlines()[0]}")
+        where = reason.user_stack[-1].name
+        print(words(en=f"break {i}, in {where}:", es=f"corte {i}, en {where}:"), reason.reason.splitlines()[0])
     for i, gm in enumerate(explanation.graphs, 1):
         calls = [n.target if isinstance(n.target, str) else n.target.__name__
                  for n in gm.graph.nodes if n.op.startswith("call")]
-        print(f"graph {i} calls:", calls)
+        print(words(en=f"graph {i} calls:", es=f"llamadas del grafo {i}:"), calls)
     return explanation
 # --8<-- [end:body]

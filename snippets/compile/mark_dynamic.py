@@ -1,5 +1,6 @@
 """`torch._dynamo.mark_dynamic`: declare a size dynamic before the first compile, and save the recompile."""
 
+from hood.capture.common import words
 from snippets.compile.heads import head
 from snippets.running_example import running_example
 
@@ -21,7 +22,8 @@ def compiles_with_and_without_mark_dynamic(batches=(2, 3, 4, 64)):
             if mark and i == 0:
                 torch._dynamo.mark_dynamic(x, 0)  # dimension 0 of this tensor is symbolic from the start
             compiled(x, W, b)
-        counts[mark] = counter.frame_count
-        print(f"mark_dynamic={mark}: batches {batches}, compiles {counter.frame_count}")
+        counts[mark] = n = counter.frame_count
+        print(f"mark_dynamic={mark}:", words(en=f"batches {batches}, compiles {n}",
+                                             es=f"lotes {batches}, compilaciones {n}"))
     return counts
 # --8<-- [end:body]

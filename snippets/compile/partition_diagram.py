@@ -85,7 +85,7 @@ CUT_ROW, CUT_BOX_H, CUT_LANE, CUT_PAD = 44, 36, 10, 6
 def _detail(v: Value) -> str:
     shape = "(" + ", ".join(map(str, v.shape)) + ")"
     if v.role == "gradient":
-        return f"grad {v.of} {shape}"
+        return words(en=f"grad {v.of} {shape}", es=f"gradiente de {v.of} {shape}")
     return f"{v.of} {shape}" if v.of else shape
 
 

@@ -1,5 +1,6 @@
 """Recompilation: a new batch size fails a guard; the second time, Dynamo makes the size symbolic."""
 
+from hood.capture.common import words
 from hood.capture.compile import cache_entries
 from snippets.compile.heads import head
 from snippets.running_example import running_example
@@ -16,7 +17,8 @@ def recompiles(batches=(2, 2, 3, 4, 64, 1)):
     _, W, b = running_example()
     for n in batches:
         compiled(torch.randn(n, 64), W, b)
-        print(f"batch {n:>2}: compiles so far {counter.frame_count}")
+        print(words(en=f"batch {n:>2}: compiles so far", es=f"lote {n:>2}: compilaciones hasta ahora"),
+              counter.frame_count)
     for i, gm in enumerate(counter.graphs, 1):
         inputs = []
         for node in gm.graph.nodes:
@@ -24,9 +26,10 @@ def recompiles(batches=(2, 2, 3, 4, 64, 1)):
                 value = node.meta["example_value"]
                 shape = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
                 inputs.append(f"{node.name} {shape}")
-        print(f"graph {i} inputs:", ", ".join(inputs))
+        print(words(en=f"graph {i} inputs:", es=f"entradas del grafo {i}:"), ", ".join(inputs))
     for entry in reversed(cache_entries(head)):  # oldest first
-        print(f"version {entry.compile_id} guards on x:")
+        version = entry.compile_id
+        print(words(en=f"version {version} guards on x:", es=f"guardas de la versión {version} sobre x:"))
         about_x = [g for g in entry.guards if g.kind == "TENSOR_MATCH" and "L['x']" in g.code]
         for guard in about_x + entry.shape_guards:  # shape guards: relations between symbolic sizes
             print("   ", guard.code)

@@ -1,5 +1,6 @@
 """The partitioner's choice: for `sin(sin(x))` the forward saves only `x`, and the backward computes `sin` again."""
 
+from hood.capture.common import words
 from snippets.compile.aot_graphs import aot_graphs, readable, saved_for_backward
 
 # --8<-- [start:body]
@@ -18,8 +19,9 @@ def recomputed_in_backward(seed=42):
     graphs = aot_graphs(sin_of_sin, torch.randn(4, 8, requires_grad=True))
     forward = {n.target for n in graphs["forward"].graph.nodes if n.op == "call_function"}
     again = [n.name for n in graphs["backward"].graph.nodes if n.op == "call_function" and n.target in forward]
-    print("saved for backward:", saved_for_backward(graphs))
+    print(words(en="saved for backward:", es="se guarda para el backward:"), saved_for_backward(graphs))
     print(readable(graphs["backward"]))
-    print("forward operators the backward computes again:", again)
+    print(words(en="forward operators the backward computes again:",
+                es="operadores del forward que el backward vuelve a calcular:"), again)
     return graphs
 # --8<-- [end:body]

@@ -1,5 +1,6 @@
 """The fix for the `.item()` graph break: let Dynamo capture the scalar as a symbolic value."""
 
+from hood.capture.common import words
 from snippets.compile.graph_breaks import chatty_head
 from snippets.running_example import running_example
 
@@ -15,8 +16,9 @@ def scalar_capture_fix():
         torch._dynamo.reset()
         with torch._dynamo.config.patch(capture_scalar_outputs=capture):  # restored on exit
             explanation = torch._dynamo.explain(chatty_head)(x, W, b)
-        counts[capture] = explanation.graph_count
         reasons = [r.reason.splitlines()[0] for r in explanation.break_reasons]
-        print(f"capture_scalar_outputs={capture}: {explanation.graph_count} graphs, breaks: {reasons}")
+        counts[capture] = n = explanation.graph_count
+        print(f"capture_scalar_outputs={capture}:", words(en=f"{n} graphs, breaks:", es=f"{n} grafos, cortes:"),
+              reasons)
     return counts
 # --8<-- [end:body]

@@ -1,5 +1,6 @@
 """The `TORCH_LOGS` recipes a practitioner reaches for, and the lines worth reading in what each prints."""
 
+from hood.capture.common import words
 from hood.capture.compile import artifact_messages
 from snippets.compile.graph_breaks import chatty_head
 from snippets.compile.heads import head
@@ -13,9 +14,9 @@ import torch
 
 RECIPES = {  # TORCH_LOGS=<artifact>: the lines to read in what it prints
     "graph_breaks": r"^(Graph break in user code|Failed to trace|Unsupported)",
-    "recompiles": r"^(Recompiling|- \d)",
-    "guards": r"TENSOR_MATCH: check_tensor\(L\['x'\]|^if not",
+    "recompiles": r"^(Recompiling|- \d)", "guards": r"TENSOR_MATCH: check_tensor\(L\['x'\]|^if not",
     "output_code": r"^(\w+ = async_compile|extern_kernels\.|cpp_fused\w+\()"}
+READ = words(en="messages; the lines to read:", es="mensaje(s); las líneas que hay que leer:")
 
 
 def torch_logs_recipes():
@@ -33,6 +34,6 @@ def torch_logs_recipes():
         lines = [re.sub(r"\s+#\s.*$|(?<=>):\d+$", "", line.strip()) for m in messages for line in m.splitlines()]
         shown[artifact] = [line.partition(", r'''")[0]  # a kernel's definition: its name, not its source
                            for line in lines if re.search(RECIPES[artifact], line)]
-        print(f"TORCH_LOGS={artifact}: {len(messages)} messages; the lines to read:", *shown[artifact], sep="\n    ")
+        print(f"TORCH_LOGS={artifact}: {len(messages)} {READ}", *shown[artifact], sep="\n    ")
     return shown
 # --8<-- [end:body]

@@ -87,14 +87,18 @@ def _where(note: Note) -> str:
 
 
 def _verdict(note: Note) -> str:
-    if note.holding == note.checks == 1:
+    held, checks = note.holding, note.checks
+    if held == checks == 1:
         return words(en="Its one check holds.", es="Se cumple su única comprobación.")
-    if note.holding == note.checks == 2:
-        return words(en="Both its checks hold.", es="Se cumplen sus dos comprobaciones.")
-    if note.holding == note.checks:
-        return words(en=f"All {note.checks} of its checks hold.", es=f"Se cumplen sus {note.checks} comprobaciones.")
-    return words(en=f"Only {note.holding} of its {note.checks} checks hold.",
-                 es=f"Solo se cumplen {note.holding} de sus {note.checks} comprobaciones.")
+    if held == checks == 2:
+        return words(en="Both its checks hold.", es="Se cumplen sus 2 comprobaciones.")
+    if held == checks:
+        return words(en=f"All {checks} of its checks hold.", es=f"Se cumplen sus {checks} comprobaciones.")
+    es = ("No se cumple su única comprobación." if checks == 1 else
+          f"No se cumple ninguna de sus {checks} comprobaciones." if held == 0 else
+          f"Solo se cumple 1 de sus {checks} comprobaciones." if held == 1 else
+          f"Solo se cumplen {held} de sus {checks} comprobaciones.")
+    return words(en=f"Only {held} of its {checks} checks hold.", es=es)
 
 
 def _inline_code(text: str) -> str:
@@ -123,8 +127,10 @@ def annotated_kernel_html(head_code: InductorOutput, notes: list[Note]) -> str:
 
 def notes_data(notes: list[Note]) -> str:
     """The notes as text: number, title (in every language), lines by listing, checks holding (what a trace keeps)."""
+    def held(n: Note) -> str:
+        return words(en=f"{n.holding}/{n.checks} checks hold", es=f"{n.holding}/{n.checks} comprobaciones cumplidas")
     return "\n".join(f"{n.number}. {n.title}: wrapper {n.lines['wrapper'] or '-'}, "
-                     f"kernel {n.lines['kernel'] or '-'}; {n.holding}/{n.checks} checks hold" for n in notes)
+                     f"kernel {n.lines['kernel'] or '-'}; {held(n)}" for n in notes)
 
 
 def show_annotated_kernel(head_code: InductorOutput) -> list[Note]:

@@ -1,5 +1,6 @@
 """Lab 03, stretch: a MiniGPT attention block compiled, and what Inductor fuses around its softmax."""
 
+from hood.capture.common import words
 from hood.capture.compile import inductor_output
 from snippets.compile.inductor_code import generated_code
 
@@ -44,8 +45,10 @@ def compile_attention(batch=2, tokens=8, seed=42):
     torch.manual_seed(seed)
     _, (code,) = generated_code(CausalSelfAttention(), torch.randn(batch, tokens, 64))
     out = inductor_output(code)
-    print(f"library calls: {len(out.extern_calls)}, generated kernels: {len(out.kernels)}")
-    print("in order, with the buffers each is handed:")
+    calls, kernels = len(out.extern_calls), len(out.kernels)
+    print(words(en=f"library calls: {calls}, generated kernels: {kernels}",
+                es=f"kernels externos: {calls}, kernels generados: {kernels}"))
+    print(words(en="in order, with the buffers each is handed:", es="en orden, con los buffers que recibe cada uno:"))
     for name, buffers in calls_with_buffers(out):
         print(f"    {name}({', '.join(buffers)})")
     return out

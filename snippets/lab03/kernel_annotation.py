@@ -50,7 +50,7 @@ def kernel_claims():
         Claim(words(en="What was not fused", es="Qué no se fusionó"),
               words(en="The matrix product stays a library call: the wrapper calls `extern_kernels.addmm` into `buf0`, "
                        "and the kernel starts from those logits.",
-                    es="El producto de matrices sigue siendo una llamada a la biblioteca: el wrapper llama a "
+                    es="El producto de matrices sigue siendo un kernel externo: el wrapper llama a "
                        "`extern_kernels.addmm` con salida en `buf0`, y el kernel parte de esos logits."),
               (Check("wrapper", r"^extern_kernels\.addmm\(.*out=buf0\)\Z", 1),
                Check("wrapper", rf"^{KERNEL}\(buf0, ", 1))),

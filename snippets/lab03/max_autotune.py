@@ -1,5 +1,6 @@
 """Lab 03, stretch: `mode="max-autotune"` against the default mode, compile time and generated code."""
 
+from hood.capture.common import number, words
 from hood.capture.compile import inductor_output
 from snippets.compile.heads import TinyHead
 from snippets.compile.inductor_code import generated_code
@@ -23,9 +24,12 @@ def compare_modes(modes=("default", "max-autotune"), batch=2, seed=42):
             _, (code,) = generated_code(model, x, mode=mode)
             results[mode] = (time.perf_counter() - start, inductor_output(code))
     for mode, (seconds, out) in results.items():
-        print(f"{mode:>12}: compiled in {seconds:.1f} s; kernels {sorted(out.kernels)}; "
-              f"library calls {out.extern_calls}")
+        kernels, calls = sorted(out.kernels), out.extern_calls
+        print(f"{mode:>12}: " + words(
+            en=f"compiled in {number(seconds, '.1f', 'en')} s; kernels {kernels}; library calls {calls}",
+            es=f"compilado en {number(seconds, '.1f', 'es')} s; kernels {kernels}; kernels externos {calls}"))
     (_, first), *others = results.values()
-    print("same generated kernels in every mode:", all(o.kernels == first.kernels for _, o in others))
+    print(words(en="same generated kernels in every mode:", es="los mismos kernels generados en todos los modos:"),
+          all(o.kernels == first.kernels for _, o in others))
     return results
 # --8<-- [end:body]

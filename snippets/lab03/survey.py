@@ -61,6 +61,9 @@ def survey():
 RANK_FUNCTIONS = {"DDP": ddp_rank, "FSDP2": fsdp_rank, "Tensor parallel": tp_rank, "Pipeline parallel": pp_rank}
 """The four patterns, each with theory 04's rank function."""
 
+SPANISH_NAMES = {"Tensor parallel": "Paralelismo tensorial", "Pipeline parallel": "Paralelismo de pipeline"}
+"""A pattern's name as a Spanish page prints it (DDP and FSDP2 keep theirs)."""
+
 
 def survey_runs():
     """Run each pattern's rank function on two forked processes; print, per pattern, whether the survey has its
@@ -70,8 +73,8 @@ def survey_runs():
     for name, rank_fn in RANK_FUNCTIONS.items():
         runs[name] = run_ranks(rank_fn)
         print(words(en=f"{name}: paragraph written: {bool(written.get(name))}; ranks that returned: {len(runs[name])}",
-                    es=f"{name}: párrafo escrito: {bool(written.get(name))}; ranks que respondieron: "
-                       f"{len(runs[name])}"))
+                    es=f"{SPANISH_NAMES.get(name, name)}: párrafo escrito: {bool(written.get(name))}; ranks que "
+                       f"respondieron: {len(runs[name])}"))
     print(words(en=f"choice for the MiniGPT given: {bool(written.get('MiniGPT'))}",
                 es=f"elección para el MiniGPT dada: {bool(written.get('MiniGPT'))}"))
     return runs
@@ -82,7 +85,7 @@ def distributed_report(written, runs):
     choice for the MiniGPT."""
     parts = ["# " + words(en="The four distributed patterns", es="Los cuatro patrones distribuidos"), ""]
     for name, results in runs.items():
-        parts += [f"## {name}", "", written.get(name, ""), "",
+        parts += ["## " + words(en=name, es=SPANISH_NAMES.get(name, name)), "", written.get(name, ""), "",
                   words(en="What the two ranks returned (gloo, 127.0.0.1):",
                         es="Lo que devolvieron los dos ranks (gloo, 127.0.0.1):"), "",
                   "```text", render_ranks(results), "```", ""]

@@ -2,9 +2,13 @@
 
 Each function reads an artifact through PyTorch's own API (the cache entries Dynamo attaches to a code
 object, the code `torch._inductor.utils.run_and_get_code` returns, the counters and artifact loggers of
-`torch._dynamo.utils` and `torch._logging`) and returns plain records; `render_*` functions make text.
+`torch._dynamo.utils` and `torch._logging`) and returns plain records; `render_*` functions make text, in every
+language (`words`: a page includes `hood/capture/common.py:body` before this module's body).
 """
 
+from hood.capture.common import words
+
+# --8<-- [start:body]
 import logging
 import re
 import tempfile
@@ -89,13 +93,16 @@ def guard_failures(fn: Callable, frame_locals: dict) -> list[tuple[str, list[str
 def render_guards(entry: CacheEntry, show: tuple[str, ...] = ("TENSOR_MATCH",)) -> str:
     """A count per guard kind, then the full text of the kinds named in `show` and of the shape guards."""
     kinds = Counter(g.kind for g in entry.guards)
-    lines = [f"compiled version {entry.compile_id}: {len(entry.guards) + len(entry.shape_guards)} guards"]
+    total = len(entry.guards) + len(entry.shape_guards)
+    lines = [words(en=f"compiled version {entry.compile_id}: {total} guards",
+                   es=f"versión compilada {entry.compile_id}: {total} guardas")]
     lines += [f"  {kind:<32} x{count}" for kind, count in sorted(kinds.items())]
     if entry.shape_guards:
-        lines.append(f"  {'shape guards':<32} x{len(entry.shape_guards)}")
+        lines.append("  " + words(en=f"{'shape guards':<32}", es=f"{'guardas de forma':<32}")
+                     + f" x{len(entry.shape_guards)}")
     shown = [g for g in entry.guards if g.kind in show] + entry.shape_guards
     if shown:
-        lines.append("  in full:")
+        lines.append("  " + words(en="in full:", es="texto completo:"))
         lines += [f"    {g.kind}: {g.code}" for g in shown]
     return "\n".join(lines)
 
@@ -145,15 +152,17 @@ def inductor_output(code: str) -> InductorOutput:
 
 def render_inductor_summary(out: InductorOutput) -> str:
     """What the wrapper does, then one line per generated kernel (name, lines, parallel and vector markers)."""
-    lines = ["wrapper call(args):"]
+    lines = [words(en="wrapper call(args):", es="call(args) del wrapper:")]
     lines += ["    " + line for line in out.call.splitlines()]
-    lines.append("generated kernels:")
+    lines.append(words(en="generated kernels:", es="kernels generados:"))
     for name, src in out.kernels.items():
-        body = src.splitlines()
+        n = len(src.splitlines())
         found = (("OpenMP", "#pragma omp" in src), ("at::vec::Vectorized", "at::vec::Vectorized" in src))
-        traits = [t for t, present in found if present]
-        lines.append(f"    {name}: {len(body)} lines of C++, uses {', '.join(traits) or 'plain loops'}")
-    lines.append(f"library calls: {', '.join(out.extern_calls) or 'none'}")
+        traits = ", ".join(t for t, present in found if present)
+        lines.append(f"    {name}: " + words(en=f"{n} lines of C++, uses {traits or 'plain loops'}",
+                                             es=f"{n} líneas de C++, usa {traits or 'bucles simples'}"))
+    calls = ", ".join(out.extern_calls)
+    lines.append(words(en=f"library calls: {calls or 'none'}", es=f"kernels externos: {calls or 'ninguno'}"))
     return "\n".join(lines)
 
 
@@ -242,12 +251,18 @@ def compile_twice(compile_and_run: Callable[[], str], artifacts: tuple[str, ...]
     return runs
 
 
-def render_compile_runs(runs: list[CompileRun], labels: tuple[str, ...] = ("empty cache", "cache hit")) -> str:
+RUN_LABELS = (words(en=f"{'empty cache':>11}", es=f"{'caché vacía':>11}"),
+              words(en=f"{'cache hit':>11}", es=f"{'caché llena':>11}"))
+"""The heading of each run's column, in every language, right-aligned to the column's 11 characters."""
+
+
+def render_compile_runs(runs: list[CompileRun], labels: tuple[str, ...] = RUN_LABELS) -> str:
     """A table: cache counters and artifact record counts, one column per run."""
     width = max(len(name) for name in (*CACHE_COUNTERS, *runs[0].artifacts))
     head = f"{'':<{width}}  " + "  ".join(f"{label:>11}" for label in labels)
     rows = [head]
     rows += [f"{name:<{width}}  " + "  ".join(f"{r.cache[name]:>11}" for r in runs) for name in CACHE_COUNTERS]
-    rows.append("TORCH_LOGS records:")
+    rows.append(words(en="TORCH_LOGS records:", es="entradas de TORCH_LOGS:"))
     rows += [f"{name:<{width}}  " + "  ".join(f"{r.artifacts[name]:>11}" for r in runs) for name in runs[0].artifacts]
     return "\n".join(rows)
+# --8<-- [end:body]

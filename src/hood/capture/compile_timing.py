@@ -156,8 +156,8 @@ def render_table(rows: list[Timing]) -> str:
 TITLE = words(en="Eager versus compiled, microseconds per call (log scale)",
               es="Eager frente a compilado, microsegundos por llamada (escala logarítmica)")
 
-SERIES = (("eager", "c1", "eager"), ("torch.compile", "accent", words(en="compiled", es="compilado")))
-"""Each bar series: its legend (a name, in every language), its colour class and the word its tooltips use."""
+SERIES = (("eager", "c1"), (words(en="compiled", es="compilado"), "accent"))
+"""Each bar series: its name, in every language (the legend and the tooltips say the same), and its colour class."""
 
 
 def _value(us: float) -> str:
@@ -186,14 +186,14 @@ def bar_chart_svg(rows: list[Timing], title: str = TITLE) -> str:
         decade *= 10
     for i, r in enumerate(rows):
         x0 = left + i * group + (group - 2 * bar) / 2
-        for j, ((_, css, word), value) in enumerate(zip(SERIES, (r.eager_us, r.compiled_us))):
+        for j, ((word, css), value) in enumerate(zip(SERIES, (r.eager_us, r.compiled_us))):
             x = x0 + j * bar
             parts.append(box(x, y(value), bar - 4, height - bottom - y(value), css,
                              f"{word}, {batch(r.batch)}: {_value(value)} µs")
                          + text(x + (bar - 4) / 2, y(value) - 4, _value(value), "small"))
         parts.append(text(x0 + bar - 2, height - bottom + 18, batch(r.batch), "detail"))
     legend_y = height - 18
-    for j, (name, css, _) in enumerate(SERIES):
+    for j, (name, css) in enumerate(SERIES):
         x = left + j * 110
         parts.append(box(x, legend_y - 11, 12, 12, css) + text(x + 18, legend_y, name, "small", "start"))
     return drawing(width, height, title, "".join(parts))
