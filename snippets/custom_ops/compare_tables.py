@@ -12,7 +12,7 @@ def entry(row):
 
 
 def compare_tables():
-    """For each key a CPU call meets: what runs for `hood::scaled_linear` and for `aten::addmm`."""
+    """For the keys that matter to a CPU call, and Meta: what runs for `hood::scaled_linear` and `aten::addmm`."""
     ours, addmm = dispatch_rows("hood::scaled_linear"), dispatch_rows("aten::addmm")
     assert [r.key for r in ours] == [r.key for r in addmm]
     print(f"{'key':<16} {'hood::scaled_linear':<58} aten::addmm")
@@ -26,15 +26,19 @@ def compare_tables():
 def draw_tables(ours, addmm):
     """The two operators' rows side by side; highlighted, the keys where they differ."""
     differ = differing_keys(ours, addmm)
-    title = words(en="What a CPU call meets, key by key", es="Lo que encuentra una llamada en CPU, clave a clave")
+    title = words(en="The keys of a CPU call, and Meta", es="Las claves de una llamada en CPU, y Meta")
     svg = rows_svg({"hood::scaled_linear": ours, "aten::addmm": addmm}, title)
     data = "\n".join(f"{a.key}: {entry(a)} | {entry(b)}" for a, b in zip(ours, addmm))
     print(figure(svg, data + "\ndiffer: " + ", ".join(differ), words(
-        en="Keys from top to bottom in the order a CPU call meets them. Highlighted: the keys where the two "
-           "operators' entries differ. Where they share an entry, one dashed box spans both columns.",
-        es="Las claves, de arriba abajo, en el orden en que las encuentra una llamada en CPU. Resaltadas: las "
-           "claves en las que difieren las entradas de los dos operadores. Donde comparten la entrada, una sola "
-           "caja de borde discontinuo ocupa las dos columnas.")))
+        en="Keys from top to bottom, highest priority first: those that matter to a CPU call (AutocastCPU only "
+           "inside torch.autocast; Functionalize and Python only under functionalization or a Python mode or "
+           "subclass), and the Meta row, which meta tensors use instead of CPU. Highlighted: the keys where the "
+           "two operators' entries differ. Where they share an entry, one dashed box spans both columns.",
+        es="Las claves, de arriba abajo, de mayor a menor prioridad: las que importan en una llamada en CPU "
+           "(AutocastCPU solo dentro de torch.autocast; Functionalize y Python solo con funcionalización o con un "
+           "modo o una subclase de Python), y la fila Meta, que usan los tensores meta en lugar de CPU. "
+           "Resaltadas: las claves en las que difieren las entradas de los dos operadores. Donde comparten la "
+           "entrada, una sola caja de borde discontinuo ocupa las dos columnas.")))
     return differ
 # --8<-- [end:figure]
 

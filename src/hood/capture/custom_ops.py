@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 
 CALL_PATH_KEYS = ("AutocastCPU", "AutogradCPU", "ADInplaceOrView", "Functionalize", "Python", "Meta", "CPU")
-"""The rows that matter for a CPU call, from the highest-priority key down (as a call meets them)."""
+"""The rows that matter for a CPU call, and the Meta row meta tensors use instead of CPU; highest priority first."""
 
 _REGISTRATION = re.compile(r"^(?P<key>[\w\[\]]+): registered at (?P<path>\S+?):\d+ :: ")
 
