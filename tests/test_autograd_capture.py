@@ -64,7 +64,8 @@ def test_render_graph_lists_next_nodes_and_saved_values():
     a, b, out = small_graph()
     text = render_graph(autograd_graph(out, {"a": a, "b": b}))
     assert text.splitlines()[1] == "MulBackward0 -> ExpBackward0, AccumulateGrad(b)"
-    assert "    saved other (3,) is b" in text
+    assert "    saved other (3,) is b" in localize(text, "en")
+    assert "    guarda other (3,), que es b" in localize(text, "es")
 
 
 def test_graph_svg_draws_every_node_with_its_saved_tensors():
@@ -117,6 +118,8 @@ def test_creation_order_counts_from_the_first_node_created():
     order = creation_order(autograd_graph(out, {"a": a, "b": b}))
     assert order == {"SumBackward0": "2", "MulBackward0": "1", "ExpBackward0": "0",
                      "AccumulateGrad(b)": "max", "AccumulateGrad(a)": "max"}
+    shown = creation_order(autograd_graph(out, {"a": a, "b": b}), top="máximo")
+    assert shown["AccumulateGrad(a)"] == "máximo" and shown["SumBackward0"] == "2"
 
 
 def chain(n: int) -> AutogradGraph:
@@ -140,8 +143,9 @@ def test_key_names_and_changes():
     default = tls_keys()
     with torch.inference_mode():
         inside = tls_keys()
-    assert render_key_changes(default, default) == "include (unchanged); exclude (unchanged)"
-    assert render_key_changes(default, inside).startswith("include -ADInplaceOrView; exclude +")
+    assert localize(render_key_changes(default, default), "en") == "include (unchanged); exclude (unchanged)"
+    assert localize(render_key_changes(default, default), "es") == "inclusión (sin cambios); exclusión (sin cambios)"
+    assert localize(render_key_changes(default, inside), "en").startswith("include -ADInplaceOrView; exclude +")
 
 
 def test_call_key_set_follows_the_modes():

@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from hood.capture.common import dispatch_table
+from hood.capture.common import dispatch_table, localize
 from snippets.autograd.grad_modes import runs_at
 from snippets.autograd.inplace import version_counter
 from snippets.autograd.predict import ops_under_inference_mode, view_versions
@@ -20,7 +20,7 @@ TORCH = Path(torch.__file__).parent
 def test_in_place_on_a_leaf_that_requires_grad_raises_at_once_and_works_under_no_grad(capsys):
     """'Only saved tensors are checked at backward time' holds, but a leaf that requires grad is refused earlier."""
     version_counter()
-    lines = capsys.readouterr().out.splitlines()
+    lines = localize(capsys.readouterr().out, "en").splitlines()
     assert lines[-2] == ("b.add_(1) on the leaf b: RuntimeError: a leaf Variable that requires grad is being used "
                          "in an in-place operation.")
     assert lines[-1] == "under no_grad, b.add_(1): fine; b._version 1"
@@ -74,7 +74,9 @@ def test_the_engine_header_lines_the_gpu_section_quotes():
 
 def test_custom_op_registrations_depend_on_mutation_and_device_types(capsys):
     found = other_registrations()
-    out = capsys.readouterr().out
+    printed = capsys.readouterr().out
+    out = localize(printed, "en")
+    assert "  tabla calculada, filas CPU y CUDA: CPU kernel; CUDA ninguna" in localize(printed, "es")
     assert [r.key for r in found["hood::scale_"][1]] == [
         "ADInplaceOrView", "Meta", "Autograd[alias]", "CompositeExplicitAutograd[alias]"]
     assert [r.key for r in found["hood::scaled_linear_cpu"][1]] == ["CPU", "Meta", "Autograd[alias]"]

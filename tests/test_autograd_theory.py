@@ -33,7 +33,8 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 def test_linear_graph_nodes_edges_and_saved_values(capsys):
     graph = walk_linear()
-    out = capsys.readouterr().out
+    printed = capsys.readouterr().out
+    out = localize(printed, "en")
     assert graph.labels() == [
         "AddmmBackward0", "AccumulateGrad(b)", "AccumulateGrad(x)", "TBackward0", "AccumulateGrad(W)"]
     assert len(graph.nodes) == 5  # "Five nodes in all"
@@ -45,6 +46,9 @@ def test_linear_graph_nodes_edges_and_saved_values(capsys):
     assert "node._saved_mat1 is x: True" in out and "same memory (data_ptr): True" in out
     assert "node._saved_mat2 is W: False" in out
     assert "mat2 is W seen through a transpose: True strides (1, 64) vs W (64, 1)" in out
+    spanish = localize(printed, "es")
+    assert "    guarda mat1 (2, 64), que es x\n    guarda mat2 (64, 600), que comparte memoria con W" in spanish
+    assert "mat2 es W vista a través de una transposición: True strides (1, 64) frente a W (64, 1)" in spanish
 
 
 def svg_boxes(svg: str, language: str = "en") -> dict[str, str]:
@@ -103,8 +107,11 @@ def test_diagrams_are_drawn_from_the_real_graphs(capsys):
 
 def test_engine_order_follows_dependencies_and_sequence_numbers(capsys):
     graph, ran = engine_order()
-    out = capsys.readouterr().out
-    assert "ready nodes ran highest sequence_nr first: True" in out
+    printed = capsys.readouterr().out
+    assert "ready nodes ran highest sequence_nr first: True" in localize(printed, "en")
+    spanish = localize(printed, "es").splitlines()
+    assert spanish[0] == "paso  nodo                 sequence_nr (desde el primer nodo creado)"
+    assert spanish[4] == "   4  AccumulateGrad(b2)   máximo"  # the columns stay aligned
     assert ran[ran.index("AddmmBackward0[2]") + 1] == "AccumulateGrad(b2)"
     assert graph.node("TBackward0[2]").sequence_nr > graph.node("ReluBackward0").sequence_nr
     assert ran.index("TBackward0[2]") < ran.index("ReluBackward0")
@@ -131,6 +138,8 @@ def test_engine_order_drawn_on_the_graph(capsys):
     highlighted = [g for g in root.iter(f"{SVG}g") if "accent" in g.get("class")]
     assert [next(g.iter(f"{SVG}text")).text for g in highlighted] == early
     assert "sequence_nr 3" in [t.text for t in root.iter(f"{SVG}text")]
+    assert "sequence_nr máximo" in [t.text for t in ET.fromstring(re.search(
+        r"<svg\b.*?</svg>", localize(out, "es"), re.DOTALL).group(0)).iter(f"{SVG}text")]
     data = assert_a_figure_in_two_languages(out)
     assert "      TBackward0[2]: step 5, sequence_nr 3" in data
     assert data.strip().endswith("highlighted: TBackward0[2], AccumulateGrad(W2)")
@@ -138,13 +147,14 @@ def test_engine_order_drawn_on_the_graph(capsys):
 
 def test_hook_order(capsys):
     fired, b_grad = hook_order()
-    assert fired == [
+    assert [localize(event, "en") for event in fired] == [
         "tensor hook on y", "prehook of AddmmBackward0", "hook of AddmmBackward0", "tensor hook on b",
         "tensor hook on x", "prehook of TBackward0", "hook of TBackward0", "tensor hook on W",
         "post-accumulate-grad hook on W",
     ]
     assert torch.equal(b_grad, torch.full((600,), 4.0))
     assert "[4.0, 4.0, 4.0]" in capsys.readouterr().out
+    assert localize(fired[-1], "es") == "hook post-acumulación en W"
 
 
 def test_a_tensor_hook_runs_before_node_prehooks_whatever_the_registration_order():
@@ -167,7 +177,9 @@ def test_a_leaf_hook_runs_before_accumulation():
 
 def test_saved_tensor_hooks_count(capsys):
     counts, packed = count_saved_tensors()
-    out = capsys.readouterr().out
+    printed = capsys.readouterr().out
+    out = localize(printed, "en")
+    assert "tras el forward:  empaquetados 9 desempaquetados 0" in localize(printed, "es")
     assert "after forward:  packed 9 unpacked 0" in out
     assert counts == {"pack": 9, "unpack": 9}
     assert "each packed tensor unpacked once: True" in out  # "reads each of the nine once"
@@ -176,7 +188,7 @@ def test_saved_tensor_hooks_count(capsys):
 
 def test_retain_grad(capsys):
     plain, kept = retain_grad_demo()
-    out = capsys.readouterr().out
+    out = localize(capsys.readouterr().out, "en")
     assert plain is None
     assert "warning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed." in out
     assert torch.equal(kept, torch.ones(2, 600))
@@ -186,7 +198,9 @@ def test_retain_grad(capsys):
 def test_no_grad_versus_inference_mode(capsys):
     modes = grad_modes()
     inference_results(modes)
-    out = capsys.readouterr().out
+    printed = capsys.readouterr().out
+    out = localize(printed, "en")
+    assert "  TLS: inclusión -ADInplaceOrView; exclusión +AutogradOther" in localize(printed, "es")
     default, no_grad, inference = modes["default"], modes["no_grad"], modes["inference_mode"]
     # no_grad: nothing changes in dispatch; the autograd kernel records nothing (the warning box's "does").
     assert no_grad[0] == default[0]
@@ -219,16 +233,16 @@ def test_no_grad_versus_inference_mode(capsys):
 def test_an_inference_result_enters_a_recorded_add_whose_backward_runs(capsys):
     """`y + b` records AddBackward0 and its backward runs, for the inference_mode result too."""
     outcomes = inference_results(grad_modes())
-    assert outcomes == {"no_grad": "fine",
-                        "inference_mode": "RuntimeError: Inference tensors cannot be saved for backward."}
-    out = capsys.readouterr().out
+    assert {name: localize(said, "en") for name, said in outcomes.items()} == {
+        "no_grad": "fine", "inference_mode": "RuntimeError: Inference tensors cannot be saved for backward."}
+    out = localize(capsys.readouterr().out, "en")
     for name in ("no_grad", "inference_mode"):
         assert (f"{name} result in y + b (add saves no input): grad_fn AddBackward0, "
                 "backward gives b a gradient of shape (600,)") in out
 
 
 def test_autograd_key_records_then_redispatches():
-    events = autograd_key_events()
+    events = [localize(event, "en") for event in autograd_key_events()]
     assert events == [
         "Python key (below autograd) runs aten.t.default",
         "  its output: requires_grad=False, grad_fn=None",
@@ -291,7 +305,7 @@ def test_linear_holds_a_math_kernel_at_autograd_cpu_where_addmm_holds_an_autogra
 def test_autograd_slots_of_the_three_operators_of_linear(capsys):
     """What the block prints first: a math kernel for linear, generated autograd kernels for t and addmm."""
     slots = autograd_slots()
-    out = capsys.readouterr().out
+    out = localize(capsys.readouterr().out, "en")
     assert list(slots) == ["aten::linear", "aten::t", "aten::addmm"]
     linear = slots["aten::linear"]
     assert linear.kind == "math kernel" and linear.source.endswith("RegisterCompositeImplicitAutograd_0.cpp")
@@ -313,7 +327,7 @@ def test_t_and_addmm_have_derivative_formulas_in_derivatives_yaml():
 def test_an_in_place_op_on_a_saved_tensor_bumps_its_version_and_backward_refuses_it(capsys):
     """Each in-place op (through a view too) adds one to `_version`; backward names the versions; out of place works."""
     versions, error = version_counter()
-    out = capsys.readouterr().out
+    out = localize(capsys.readouterr().out, "en")
     assert versions == [0, 1, 2, 3]
     assert error.startswith("one of the variables needed for gradient computation has been modified by an inplace")
     assert "[torch.FloatTensor [2, 600]]" in error and "is at version 3; expected version 0 instead." in error

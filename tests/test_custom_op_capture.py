@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from hood.capture.common import localize
 from hood.capture.custom_ops import (
     CALL_PATH_KEYS, DispatchRow, differing_keys, dispatch_rows, first_line, registrations, render_registrations,
     render_rows, rows_svg, torch_relative, wrapped_error, wrapper_calls,
@@ -48,7 +49,9 @@ def test_registrations_of_an_aten_op_and_rendering():
     assert schema.startswith("aten::addmm(Tensor self, Tensor mat1, Tensor mat2")
     keys = [r.key for r in found]
     assert {"CPU", "Meta", "Autograd[alias]", "CompositeExplicitAutogradNonFunctional[alias]"} <= set(keys)
-    assert render_registrations(schema, found).splitlines()[0] == f"schema: {schema}"
+    assert localize(render_registrations(schema, found), "en").splitlines()[0] == f"schema: {schema}"
+    spanish = localize(render_registrations(schema, found), "es").splitlines()
+    assert spanish[0] == f"esquema: {schema}" and "  registrado por " in spanish[1]
 
 
 WRAPPER = '''

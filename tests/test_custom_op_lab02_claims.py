@@ -7,6 +7,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from hood.capture.common import localize
+
 from snippets.custom_ops.compare_tables import cuda_rows
 from snippets.custom_ops.head import TemperatureHead, train_step, who_detaches
 from snippets.custom_ops.record_ops import RecordOps
@@ -23,9 +25,13 @@ def scaled_linear():
 
 def test_the_detach_is_called_only_under_a_dispatch_mode(scaled_linear, capsys):
     assert who_detaches() == (0, 1)
-    out = capsys.readouterr().out.splitlines()
-    assert out == ["profiler, no dispatch mode: aten::detach called 0 times",
-                   "profiler, under RecordOps:  aten::detach called 1 times; RecordOps saw aten.detach.default"]
+    printed = capsys.readouterr().out
+    assert localize(printed, "en").splitlines() == [
+        "profiler, no dispatch mode: aten::detach called 0 times",
+        "profiler, under RecordOps:  aten::detach called 1 times; RecordOps saw aten.detach.default"]
+    assert localize(printed, "es").splitlines() == [
+        "profiler, sin modo de dispatch: aten::detach se llamó 0 veces",
+        "profiler, bajo RecordOps:       aten::detach se llamó 1 vez; RecordOps vio aten.detach.default"]
 
 
 def test_under_inference_mode_the_head_saves_nothing_and_no_detach_is_seen(scaled_linear):
@@ -39,7 +45,7 @@ def test_under_inference_mode_the_head_saves_nothing_and_no_detach_is_seen(scale
 def test_the_cuda_row_is_filled_by_composite_explicit_autograd(scaled_linear, capsys):
     row = cuda_rows()
     assert row.kind == "default backend kernel" and not row.fallthrough
-    assert capsys.readouterr().out.splitlines() == [
+    assert localize(capsys.readouterr().out, "en").splitlines() == [
         "registered: Meta, Autograd[alias], CompositeExplicitAutograd[alias]",
         "computed CUDA row: default backend kernel (torch/_library/custom_ops.py)"]
 

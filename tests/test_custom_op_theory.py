@@ -3,6 +3,7 @@
 import pytest
 import torch
 
+from hood.capture.common import localize
 from hood.capture.custom_ops import dispatch_rows
 from snippets.custom_ops.compiled_call import compiled_call
 from snippets.custom_ops.dispatch_table import show_dispatch_table
@@ -19,7 +20,9 @@ def scaled_linear():
 
 def test_tour(scaled_linear, capsys):
     y, fake, meta = custom_op_tour(scaled_linear)
-    out = capsys.readouterr().out
+    printed = capsys.readouterr().out
+    out = localize(printed, "en")
+    assert "los tensores guardados son x y W: [True, True]" in localize(printed, "es")
     assert "equals F.linear(x, W, b) * 0.5: True" in out
     assert type(y.grad_fn).__name__ == "GeneratedBackwardFor_hood_scaled_linear_defaultBackward"
     assert [type(fn).__name__ for fn, _ in y.grad_fn.next_functions] == ["AccumulateGrad"] * 3

@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 import torch
 import torch.nn.functional as F
 
+from hood.capture.common import localize
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.custom_ops.record_ops import RecordOps
 from snippets.lab01.by_hand import backward_by_hand
@@ -39,9 +40,13 @@ def test_check_accepts_autograds_own_gradients_and_names_a_miss_or_a_wrong_shape
     assert all(check(name, grad) for name, grad in grads.items())
     assert check("b2", torch.zeros(600)) is False
     assert check("b2", torch.zeros(2, 600)) is False
-    lines = capsys.readouterr().out.splitlines()
+    printed = capsys.readouterr().out
+    lines = localize(printed, "en").splitlines()
     assert lines[-2] == "b2: max |mine - autograd| > 1e-06: wrong"
     assert lines[-1] == "b2: wrong shape (2, 600), autograd's is (600,)"
+    assert localize(printed, "es").splitlines()[-2:] == [
+        "b2: diferencia máxima con autograd > 1e-06: incorrecto",
+        "b2: forma equivocada (2, 600), la de autograd es (600,)"]
 
 
 def test_the_node_hooks_catch_the_gradients_of_z1_and_z2():
@@ -57,13 +62,13 @@ def test_the_node_hooks_catch_the_gradients_of_z1_and_z2():
 
 def test_the_head_formulas_fed_from_the_saved_values_are_right(capsys):
     assert check_head_formulas() == (True, True)
-    assert capsys.readouterr().out.splitlines() == [
+    assert localize(capsys.readouterr().out, "en").splitlines() == [
         "logp: max |mine - autograd| < 1e-06: right", "z2: max |mine - autograd| < 1e-06: right"]
 
 
 def test_linear_by_hand_agrees_within_1e_6(capsys):
     hand, auto = linear_by_hand()
-    out = capsys.readouterr().out
+    out = localize(capsys.readouterr().out, "en")
     for name in ("x", "W", "b"):
         assert torch.allclose(hand[name], auto[name], rtol=0, atol=1e-7), name
         assert f"d{name}: shape {tuple(auto[name].shape)}, max |hand - autograd| < 1e-06" in out
@@ -75,7 +80,7 @@ def test_saved_ints_come_back_unsigned(capsys):
     dim, ignore = saved_ints()
     assert dim == 2**64 - 1 and ignore == 2**64 - 100
     assert as_signed(dim) == -1 and as_signed(ignore) == -100 and as_signed(5) == 5
-    out = capsys.readouterr().out
+    out = localize(capsys.readouterr().out, "en")
     assert "logp.sum(dim) with the raw value: ValueError" in out
     assert "logp.sum(as_signed(dim)).shape: (2,)" in out  # "the signed one sums each row"
 
@@ -84,7 +89,7 @@ def test_mlp_by_hand_agrees_with_autograd(capsys):
     """Step 3 checks each leaf with `check`, in the dtype and at the tolerance the task asks for."""
     assert set(mlp_by_hand().values()) == {True}
     assert set(mlp_by_hand(torch.float64).values()) == {True}
-    out = capsys.readouterr().out.splitlines()
+    out = localize(capsys.readouterr().out, "en").splitlines()
     assert out[0] == "float32:" and out[1] == "x: max |mine - autograd| < 1e-06: right"
     assert out[6] == "float64:" and out[7] == "x: max |mine - autograd| < 1e-12: right"
 
@@ -97,7 +102,10 @@ def test_check_takes_the_dtype_and_the_tolerance(capsys):
     hand = backward_by_hand(loss)
     assert check("W2", hand[W2], torch.float64, 1e-12) is True
     assert check("W2", hand[W2].float(), torch.float64, 1e-12) is False
-    assert capsys.readouterr().out.splitlines()[-1] == "W2: wrong dtype torch.float32, the check runs in torch.float64"
+    printed = capsys.readouterr().out
+    assert localize(printed, "en").splitlines()[-1] == "W2: wrong dtype torch.float32, the check runs in torch.float64"
+    assert localize(printed, "es").splitlines()[-1] == (
+        "W2: dtype equivocado torch.float32, la comprobación se hace en torch.float64")
     # the hand and autograd float32 gradients are not all equal bit for bit ("need not hold")
     x, _, _ = running_example()
     W1, b1, W2, b2, target = mlp_params()
@@ -135,7 +143,7 @@ def test_input_entries_and_slow_mode_passes():
 
 def test_the_mistake_is_caught(capsys):
     verdicts = catch_the_mistake()
-    out = capsys.readouterr().out
+    out = localize(capsys.readouterr().out, "en")
     assert set(verdicts.values()) == {False}
     assert out.count("max |mine - autograd| > 1e-03: wrong") == 5  # "off by more than 1e-3"
     assert "gradcheck with respect to x returns: False" in out
@@ -230,11 +238,12 @@ def test_deliverables_in_spanish(tmp_path, capsys):
     english = [text for text in REPORT_EN_ONLY if text in report]
     assert not missing and not english, (missing, english)
     assert "\u27e6" not in report
-    # formulas, signatures and outputs stay as they are
+    # formulas and signatures stay as they are; the outputs' own words are in Spanish
     assert "dz = grad - softmax(z) * grad.sum(dim)" in report
     assert "def addmm_backward(grad, mat1, mat2, alpha=1, beta=1):" in report
-    assert "gradcheck with respect to x returns: False" in report
-    assert "saved dim = 18446744073709551615" in report
+    assert "gradcheck respecto de x devuelve: False" in report
+    assert "guarda dim = 18446744073709551615" in report
+    assert "x: diferencia máxima con autograd < 1e-06: correcto" in report
     svg = (tmp_path / "mlp-graph.svg").read_text()
     ET.fromstring(svg)
     assert "Grafo de autograd de la pérdida NLL del MLP" in svg and "comparte memoria con" in svg

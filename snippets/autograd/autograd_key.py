@@ -1,5 +1,6 @@
 """What the autograd key does at dispatch time: record the node, then redispatch below itself."""
 
+from hood.capture.common import words
 from hood.capture.custom_ops import dispatch_rows
 from snippets.running_example import running_example
 
@@ -15,13 +16,16 @@ def autograd_key_events():
 
     def pack(tensor):
         same_memory_as_W = tensor.data_ptr() == W.data_ptr()
-        who = "x" if tensor is x else ("W, transposed" if same_memory_as_W else "?")
-        events.append(f"autograd key saves {tuple(tensor.shape)} for backward ({who})")
+        who = "x" if tensor is x else (words(en="W, transposed", es="W, transpuesta") if same_memory_as_W else "?")
+        saves = words(en=f"autograd key saves {tuple(tensor.shape)} for backward",
+                      es=f"la clave de autograd guarda {tuple(tensor.shape)} para el backward")
+        events.append(f"{saves} ({who})")
         return tensor
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), BelowAutograd(events):
         y = F.linear(x, W, b)
-    events.append(f"back at the caller: y.grad_fn = {type(y.grad_fn).__name__}")
+    back = words(en="back at the caller:", es="de vuelta en quien llamó:")
+    events.append(f"{back} y.grad_fn = {type(y.grad_fn).__name__}")
     for event in events:
         print(event)
     return events
@@ -37,10 +41,12 @@ class BelowAutograd(torch.utils._python_dispatch.TorchDispatchMode):
         self.events = events
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.events.append(f"Python key (below autograd) runs {func}")
+        self.events.append(words(en=f"Python key (below autograd) runs {func}",
+                                 es=f"la clave Python (por debajo de autograd) ejecuta {func}"))
         out = func(*args, **(kwargs or {}))
         grad_fn = out.grad_fn
-        self.events.append(f"  its output: requires_grad={out.requires_grad}, grad_fn={grad_fn}")
+        self.events.append(words(en="  its output:", es="  su salida:")
+                           + f" requires_grad={out.requires_grad}, grad_fn={grad_fn}")
         return out
 # --8<-- [end:mode]
 
@@ -51,6 +57,6 @@ def autograd_slots(ops=("aten::linear", "aten::t", "aten::addmm")):
     rows = {op: dispatch_rows(op, ("AutogradCPU",))[0] for op in ops}
     width = max(len(op) for op in ops)
     for op, row in rows.items():
-        print(f"AutogradCPU of {op:<{width}}  {row.kind:<15}  {row.source}")
+        print(words(en="AutogradCPU of", es="AutogradCPU de"), f"{op:<{width}}  {row.kind:<15}  {row.source}")
     return rows
 # --8<-- [end:slots]

@@ -18,12 +18,15 @@ def engine_order():
     for (fn, _), node in zip(walk(loss), graph.nodes):  # same walk: same nodes, same order
         fn.register_prehook(lambda grad_outputs, label=node.label: ran.append(label))
     loss.backward()
-    seq = creation_order(graph)  # sequence_nr from the first node created; "max" for AccumulateGrad
-    print(f"{'step':>4}  {'node':<20} sequence_nr (from the first node created)")
+    seq = creation_order(graph, top=words(en="max", es="máximo"))  # from the first node created
+    print(words(en=f"{'step':>4}  {'node':<20} sequence_nr (from the first node created)",
+                es=f"{'paso':>4}  {'nodo':<20} sequence_nr (desde el primer nodo creado)"))
     for step, label in enumerate(ran, 1):
         print(f"{step:>4}  {label:<20} {seq[label]}")
     print()
-    print("ready nodes ran highest sequence_nr first:", ready_order_is_by_sequence_nr(graph, ran))
+    rule = ready_order_is_by_sequence_nr(graph, ran)
+    print(words(en="ready nodes ran highest sequence_nr first:",
+                es="entre los nodos listos, se ejecutó primero el de mayor sequence_nr:"), rule)
     return graph, ran
 # --8<-- [end:body]
 
@@ -35,7 +38,8 @@ def draw_engine_order(graph, ran):
     drawn = [node.label for node, _ in tree_rows(graph)]
     early = [label for i, label in enumerate(drawn) if any(ran.index(label) < ran.index(a) for a in drawn[:i])]
     title = words(en="The engine's order on the MLP's graph", es="El orden del motor en el grafo del MLP")
-    svg = graph_svg(graph, title, details={label: [f"sequence_nr {seq[label]}"] for label in drawn}, badges=step,
+    shown = creation_order(graph, top=words(en="max", es="máximo"))  # the drawing in the page's language
+    svg = graph_svg(graph, title, details={label: [f"sequence_nr {shown[label]}"] for label in drawn}, badges=step,
                     classes={label: "accent" for label in early})
     data = tree_text(graph, {label: f"step {step[label]}, sequence_nr {seq[label]}" for label in drawn})
     print(figure(svg, data + "\nhighlighted: " + ", ".join(early), words(

@@ -1,7 +1,7 @@
 """no_grad versus inference_mode, seen in the thread-local dispatch key sets and in the results."""
 
 from hood.capture.autograd import call_key_set, render_key_changes, tls_keys
-from hood.capture.common import dispatch_table
+from hood.capture.common import dispatch_table, words
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -13,8 +13,8 @@ def grad_modes():
     """Run `F.linear` by default, under `torch.no_grad()` and under `torch.inference_mode()`."""
     x, W, b = running_example()
     default = tls_keys()
-    print("default include:", ", ".join(default.include))
-    print("default exclude:", ", ".join(default.exclude))
+    print(words(en="default include:", es="inclusión por defecto:"), ", ".join(default.include))
+    print(words(en="default exclude:", es="exclusión por defecto:"), ", ".join(default.exclude))
     results = {}
     for name, mode in (("default", torch.enable_grad()), ("no_grad", torch.no_grad()),
                        ("inference_mode", torch.inference_mode())):
@@ -23,15 +23,15 @@ def grad_modes():
             y = F.linear(x, W, b)
             grad_enabled = torch.is_grad_enabled()
         results[name] = (keys, runs_at("aten::addmm", call_keys)[1], y)
-        print(f"\n{name}: grad enabled {grad_enabled}; autograd key excluded {keys.autograd_excluded}")
+        shown = words(en="default", es="por defecto") if name == "default" else name
+        print(f"\n{shown}:", words(en="grad enabled", es="gradiente activado"), f"{grad_enabled};",
+              words(en="autograd key excluded", es="clave de autograd excluida"), keys.autograd_excluded)
         print("  TLS:", render_key_changes(default, keys))
-        print(f"  a call on x, W, b: {', '.join(call_keys)}")
-        for op in ("aten::linear", "aten::addmm"):
-            kept, top = runs_at(op, call_keys)
-            print(f"    without {op}'s fallthroughs: {', '.join(kept)} -> {op} runs at {top}")
+        print(words(en="  a call on x, W, b:", es="  una llamada sobre x, W, b:"), ", ".join(call_keys))
+        print_runs_at(call_keys, ("aten::linear", "aten::addmm"))
         grad_fn = type(y.grad_fn).__name__ if y.grad_fn is not None else None
         print(f"  y.requires_grad {y.requires_grad}, y.grad_fn {grad_fn}, y.is_inference() {y.is_inference()}")
-        print("  keys of y:", torch._C._dispatch_keys(y))
+        print(words(en="  keys of y:", es="  claves de y:"), torch._C._dispatch_keys(y))
     return results
 # --8<-- [end:body]
 
@@ -43,4 +43,12 @@ def runs_at(op, call_keys):
     table = dispatch_table(op)
     kept = [key for key in call_keys if not (key in table and table[key].fallthrough)]
     return kept, kept[-1]
+
+
+def print_runs_at(call_keys, ops):
+    """For each of `ops`: the call's keys left without the op's fallthroughs, and the key the op runs at."""
+    for op in ops:
+        kept, top = runs_at(op, call_keys)
+        print(words(en=f"    without {op}'s fallthroughs:", es=f"    sin los fallthroughs de {op}:"),
+              ", ".join(kept), "->", op, words(en="runs at", es="se ejecuta en"), top)
 # --8<-- [end:runs_at]

@@ -1,6 +1,7 @@
 """Walk the autograd graph of `F.linear(x, W, b)`: nodes, edges, and what each node saved."""
 
 from hood.capture.autograd import autograd_graph, render_graph
+from hood.capture.common import words
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -16,9 +17,11 @@ def walk_linear():
     node = y.grad_fn
     print()
     print("node._saved_mat1 is x:", node._saved_mat1 is x)
-    print("same memory (data_ptr):", node._saved_mat1.data_ptr() == x.data_ptr())
+    print(words(en="same memory (data_ptr):", es="misma memoria (data_ptr):"),
+          node._saved_mat1.data_ptr() == x.data_ptr())
     print("node._saved_mat2 is W:", node._saved_mat2 is W)
-    print("mat2 is W seen through a transpose:", node._saved_mat2.data_ptr() == W.data_ptr(),
-          "strides", node._saved_mat2.stride(), "vs W", W.stride())
+    print(words(en="mat2 is W seen through a transpose:", es="mat2 es W vista a través de una transposición:"),
+          node._saved_mat2.data_ptr() == W.data_ptr(),
+          "strides", node._saved_mat2.stride(), words(en="vs W", es="frente a W"), W.stride())
     return graph
 # --8<-- [end:body]

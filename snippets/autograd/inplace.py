@@ -1,10 +1,12 @@
 """In-place operations and the version counter: the check autograd makes on every saved tensor."""
 
+from hood.capture.common import words
 from hood.capture.custom_ops import first_line
 from snippets.running_example import running_example
 
-# --8<-- [start:body]
 import torch
+
+# --8<-- [start:body]
 import torch.nn.functional as F
 
 
@@ -19,7 +21,7 @@ def version_counter():
     versions.append(h._version)
     h[1].mul_(2)  # a view shares its base's counter
     versions.append(h._version)
-    print("h._version after exp, h.add_(1), h[0, 0] = 0.0, h[1].mul_(2):", versions)
+    print(words(en="h._version after", es="h._version tras"), "exp, h.add_(1), h[0, 0] = 0.0, h[1].mul_(2):", versions)
     error = None
     try:
         h.sum().backward()
@@ -29,7 +31,8 @@ def version_counter():
     h = F.linear(x, W, b).exp()
     h = h + 1  # out of place: a new tensor; the h that exp saved keeps version 0
     h.sum().backward()
-    print("out of place, h = h + 1: backward runs; W.grad", tuple(W.grad.shape))
+    print(words(en="out of place, h = h + 1: backward runs; W.grad",
+                es="sin in-place, h = h + 1: el backward funciona; W.grad"), tuple(W.grad.shape))
     leaf_in_place(b)  # b is a leaf that requires grad, saved by no node (setup block)
     return versions, error
 # --8<-- [end:body]
@@ -38,12 +41,14 @@ def version_counter():
 # --8<-- [start:leaf]
 def leaf_in_place(b):
     """`b.add_(1)` on a leaf that requires grad, then under `torch.no_grad()` (what an optimiser step does)."""
+    on_leaf = words(en="b.add_(1) on the leaf b:", es="b.add_(1) sobre la hoja b:")
     try:
         b.add_(1)
-        print("b.add_(1) on the leaf b: fine")
+        print(on_leaf, words(en="fine", es="funciona"))
     except RuntimeError as err:
-        print("b.add_(1) on the leaf b:", first_line(err))
+        print(on_leaf, first_line(err))
     with torch.no_grad():
         b.add_(1)
-    print("under no_grad, b.add_(1): fine; b._version", b._version)
+    print(words(en="under no_grad, b.add_(1): fine;", es="bajo no_grad, b.add_(1): funciona;"),
+          "b._version", b._version)
 # --8<-- [end:leaf]

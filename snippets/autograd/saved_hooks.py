@@ -1,5 +1,6 @@
 """saved_tensors_hooks: every tensor the forward saves for backward, every time backward reads one."""
 
+from hood.capture.common import words
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.running_example import running_example
 
@@ -11,25 +12,24 @@ import torch
 def count_saved_tensors():
     """Count packs (forward saves a tensor) and unpacks (backward reads it) for the MLP's loss."""
     x, _, _ = running_example()
-    W1, b1, W2, b2, target = mlp_params()
-    counts, packed, reads = Counter(), [], Counter()
+    packed, reads = [], Counter()  # the shape of each packed tensor; how often backward read each one
 
     def pack(tensor):
-        counts["pack"] += 1
         packed.append(tuple(tensor.shape))
         return len(packed) - 1, tensor  # whatever pack returns is stored, and handed to unpack
 
     def unpack(stored):
-        counts["unpack"] += 1
         reads[stored[0]] += 1  # stored is (index, tensor), as pack returned it
         return stored[1]
 
     with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
-        h, logp, loss = mlp_forward(x, W1, b1, W2, b2, target)
-    print("after forward:  packed", counts["pack"], "unpacked", counts["unpack"])
-    print("packed shapes:", packed)
+        h, logp, loss = mlp_forward(x, *mlp_params())
+    tally = words(en="packed {0} unpacked {1}", es="empaquetados {0} desempaquetados {1}")
+    print(words(en="after forward: ", es="tras el forward: "), tally.format(len(packed), reads.total()))
+    print(words(en="packed shapes:", es="formas empaquetadas:"), packed)
     loss.backward()
-    print("after backward: packed", counts["pack"], "unpacked", counts["unpack"])
-    print("each packed tensor unpacked once:", reads == Counter(range(len(packed))))
-    return dict(counts), packed
+    print(words(en="after backward:", es="tras el backward:"), tally.format(len(packed), reads.total()))
+    once = reads == Counter(range(len(packed)))
+    print(words(en="each packed tensor unpacked once:", es="cada tensor empaquetado se desempaquetó una vez:"), once)
+    return {"pack": len(packed), "unpack": reads.total()}, packed
 # --8<-- [end:body]

@@ -1,5 +1,6 @@
 """gradcheck, gradgradcheck and torch.library.opcheck on hood::scaled_linear."""
 
+from hood.capture.common import words
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -16,8 +17,8 @@ def check_scaled_linear(scaled_linear):
     first = torch.autograd.gradcheck(fn, (x, W, b), fast_mode=True)
     second = torch.autograd.gradgradcheck(fn, (x, W, b), fast_mode=True)
     report = torch.library.opcheck(scaled_linear, (x, W, b, 0.5))
-    print("gradcheck (fast mode):", first)
-    print("gradgradcheck (fast mode):", second)
+    print("gradcheck", words(en="(fast mode):", es="(modo rápido):"), first)
+    print("gradgradcheck", words(en="(fast mode):", es="(modo rápido):"), second)
     print("opcheck:")
     for test, result in report.items():
         print(f"  {test}: {result}")

@@ -15,7 +15,7 @@ def compare_tables():
     """For the keys that matter to a CPU call, and Meta: what runs for `hood::scaled_linear` and `aten::addmm`."""
     ours, addmm = dispatch_rows("hood::scaled_linear"), dispatch_rows("aten::addmm")
     assert [r.key for r in ours] == [r.key for r in addmm]
-    print(f"{'key':<16} {'hood::scaled_linear':<58} aten::addmm")
+    print(words(en=f"{'key':<16}", es=f"{'clave':<16}"), f"{'hood::scaled_linear':<58} aten::addmm")
     for mine, theirs in zip(ours, addmm):
         print(f"{mine.key:<16} {entry(mine):<58} {entry(theirs)}")
     return ours, addmm
@@ -48,7 +48,8 @@ def cuda_rows(qualname="hood::scaled_linear"):
     """The CUDA row of the op's computed table (read on this CPU build), and the keys `custom_op` registered."""
     table = dispatch_table(qualname)
     row = table.get("CUDA")
-    print("registered:", ", ".join(r.key for r in registrations(qualname)[1]))
-    print("computed CUDA row:", f"{row.kind} ({torch_relative(row.path)})" if row else "none")
+    print(words(en="registered:", es="registrados:"), ", ".join(r.key for r in registrations(qualname)[1]))
+    print(words(en="computed CUDA row:", es="fila CUDA calculada:"),
+          f"{row.kind} ({torch_relative(row.path)})" if row else words(en="none", es="ninguna"))
     return row
 # --8<-- [end:cuda]

@@ -1,5 +1,6 @@
 """Inside torch.compile the custom op is one opaque call in the generated code."""
 
+from hood.capture.common import words
 from hood.capture.custom_ops import wrapper_calls
 from snippets.running_example import running_example
 
@@ -18,9 +19,9 @@ def compiled_call(scaled_linear):
     with torch.no_grad():
         out, codes = run_and_get_code(torch.compile(logits, fullgraph=True), x)
         eager = logits(x)
-    print("generated wrappers:", len(codes))
+    print(words(en="generated wrappers:", es="wrappers generados:"), len(codes))
     for line in wrapper_calls(codes[0]):
         print("   ", line)
-    print("compiled equals eager:", torch.equal(out, eager))
+    print(words(en="compiled equals eager:", es="compilado igual a eager:"), torch.equal(out, eager))
     return codes, out, eager
 # --8<-- [end:body]

@@ -2,7 +2,7 @@
 
 import torch
 
-from hood.capture.common import dispatch_table
+from hood.capture.common import dispatch_table, words
 from hood.capture.custom_ops import dispatch_rows, registrations, render_registrations, render_rows
 from snippets.custom_ops.scaled_linear import define_scaled_linear
 
@@ -13,7 +13,8 @@ def show_dispatch_table(qualname="hood::scaled_linear"):
     full, bare = registrations(qualname), registrations(qualname + "_bare")
     print(render_registrations(*full))
     print()
-    print("the twin without fake kernel or backward registers the same keys:",
+    print(words(en="the twin without fake kernel or backward registers the same keys:",
+                es="el gemelo sin kernel fake ni backward registra las mismas claves:"),
           [r.key for r in full[1]] == [r.key for r in bare[1]])
     print()
     print(render_rows(dispatch_rows(qualname)))
@@ -41,7 +42,8 @@ def other_registrations():
         found[qualname] = registrations(qualname)
         print(render_registrations(*found[qualname]))
         table = dispatch_table(qualname)
-        print("  computed table, CPU and CUDA rows:",
-              "; ".join(f"{k} {table[k].kind}" if k in table else f"{k} none" for k in ("CPU", "CUDA")))
+        none = words(en="none", es="ninguna")
+        print(words(en="  computed table, CPU and CUDA rows:", es="  tabla calculada, filas CPU y CUDA:"),
+              "; ".join(f"{k} {table[k].kind}" if k in table else f"{k} {none}" for k in ("CPU", "CUDA")))
     return found
 # --8<-- [end:variants]

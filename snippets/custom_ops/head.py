@@ -1,6 +1,6 @@
 """A small model on the custom op (define it first): the LM head at a temperature."""
 
-from hood.capture.common import max_diff
+from hood.capture.common import max_diff, words
 from hood.capture.custom_ops import wrapper_calls
 from snippets.custom_ops.record_ops import RecordOps
 from snippets.running_example import running_example
@@ -30,7 +30,7 @@ def head_trace():
     head = TemperatureHead(W, b)
     with RecordOps() as rec:
         head(x)
-    print("forward ops:", rec.ops)
+    print(words(en="forward ops:", es="operaciones del forward:"), rec.ops)
     return rec.ops
 # --8<-- [end:model]
 
@@ -49,8 +49,14 @@ def who_detaches():
     with RecordOps() as rec, profile() as prof:
         head(x)
     moded = sum(e.name == "aten::detach" for e in prof.events())
-    print("profiler, no dispatch mode: aten::detach called", plain, "times")
-    print("profiler, under RecordOps:  aten::detach called", moded, "times; RecordOps saw", rec.ops[-1])
+
+    def called(n):
+        times_es = "vez" if n == 1 else "veces"
+        return words(en=f"aten::detach called {n} times", es=f"aten::detach se llamó {n} {times_es}")
+
+    print(words(en="profiler, no dispatch mode:", es="profiler, sin modo de dispatch:"), called(plain))
+    print(words(en="profiler, under RecordOps: ", es="profiler, bajo RecordOps:      "), called(moded)
+          + words(en="; RecordOps saw", es="; RecordOps vio"), rec.ops[-1])
     return plain, moded
 # --8<-- [end:detach]
 
@@ -71,12 +77,14 @@ def compiled_head():
     head = TemperatureHead(W, b)
     compiled, codes = run_and_get_code(train_step, torch.compile(head, fullgraph=True), x, target)
     for part, code in zip(("forward", "backward"), codes):
-        print(f"{part} wrapper, kernel calls:")
+        print(words(en=f"{part} wrapper, kernel calls:", es=f"wrapper del {part}, llamadas a kernels:"))
         for line in wrapper_calls(code):
             print("   ", line)
     x.grad, head.W.grad, head.b.grad = None, None, None
     eager = train_step(head, x, target)
     for name, c, e in zip(("output", "dx", "dW", "db"), compiled, eager):
-        print(f"compiled vs eager {name}: max abs diff {max_diff(c, e, 1e-4)}")
+        es_name = "salida" if name == "output" else name
+        print(words(en=f"compiled vs eager {name}: max abs diff",
+                    es=f"compilado frente a eager, {es_name}: diferencia absoluta máxima"), max_diff(c, e, 1e-4))
     return codes, compiled, eager
 # --8<-- [end:body]

@@ -1,5 +1,6 @@
 """Without register_fake: eager works, everything that traces with fake tensors fails."""
 
+from hood.capture.common import words
 from hood.capture.custom_ops import first_line, wrapped_error
 from snippets.custom_ops.scaled_linear import define_scaled_linear
 from snippets.running_example import running_example
@@ -12,7 +13,8 @@ def without_fake():
     """Define the op without a fake kernel; try it eagerly, on meta tensors, compiled, in opcheck."""
     scaled_linear = define_scaled_linear("hood::scaled_linear_nofake", fake=False)
     x, W, b = running_example()
-    print("eager on real tensors:", tuple(scaled_linear(x, W, b, 0.5).shape))
+    eager = scaled_linear(x, W, b, 0.5)
+    print(words(en="eager on real tensors:", es="eager con tensores reales:"), tuple(eager.shape))
     def logits(x):
         return scaled_linear(x, W, b, 0.5)
 
@@ -21,16 +23,16 @@ def without_fake():
         "torch.compile": lambda: torch.compile(logits, fullgraph=True)(x),
         "opcheck": lambda: torch.library.opcheck(scaled_linear, (*(t.double() for t in (x, W, b)), 0.5)),
     }
-    errors = {}
+    errors, shown = {}, {"meta tensors": words(en="meta tensors", es="tensores meta")}
     for what, attempt in attempts.items():
         try:
             attempt()
             errors[what] = None
-            print(f"{what}: no error")
+            print(f"{shown.get(what, what)}:", words(en="no error", es="sin error"))
         except Exception as err:  # noqa: BLE001 - each failure is the output
             errors[what] = err
-            print(f"{what}: {first_line(err)}")
+            print(f"{shown.get(what, what)}: {first_line(err)}")
             if wrapped_error(err):
-                print("    which wraps", wrapped_error(err))
+                print(words(en="    which wraps", es="    que envuelve"), wrapped_error(err))
     return errors
 # --8<-- [end:body]

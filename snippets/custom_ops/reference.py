@@ -1,6 +1,6 @@
 """The custom op against its reference, F.linear(x, W, b) * scale: forward and the three gradients."""
 
-from hood.capture.common import max_diff
+from hood.capture.common import max_diff, words
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 def against_reference(scaled_linear, scale: float = 0.5):
     """Run the op and `F.linear(x, W, b) * scale` forward and backward, same upstream gradient."""
-    print("schema:", torch.ops.hood.scaled_linear.default._schema)
+    print(words(en="schema:", es="esquema:"), torch.ops.hood.scaled_linear.default._schema)
     g = torch.randn(2, 600, generator=torch.Generator().manual_seed(1))
     results = {}
     for name, fn in (("custom op", lambda x, W, b: scaled_linear(x, W, b, scale)),
@@ -20,6 +20,7 @@ def against_reference(scaled_linear, scale: float = 0.5):
         y.backward(g)
         results[name] = (y, x.grad, W.grad, b.grad)
     for label, ours, ref in zip(("y", "dx", "dW", "db"), *results.values()):
-        print(f"{label}: max |custom op - reference| {max_diff(ours, ref, 1e-6)}")
+        print(f"{label}:", words(en="max |custom op - reference|", es="diferencia máxima con la referencia"),
+              max_diff(ours, ref, 1e-6))
     return results
 # --8<-- [end:body]

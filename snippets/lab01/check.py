@@ -1,6 +1,6 @@
 """`check(name, mine)`: a gradient you derived for the MLP's loss, against the one autograd computes."""
 
-from hood.capture.common import max_diff
+from hood.capture.common import max_diff, words
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.running_example import running_example
 
@@ -29,12 +29,16 @@ def check(name, mine, dtype=torch.float32, tol=1e-6):
     autograd computes in `dtype`: right when they differ by less than `tol`."""
     real = autograd_gradients(dtype)[name]
     if mine.dtype != dtype:
-        print(f"{name}: wrong dtype {mine.dtype}, the check runs in {dtype}")
+        print(f"{name}:", words(en=f"wrong dtype {mine.dtype}, the check runs in {dtype}",
+                                es=f"dtype equivocado {mine.dtype}, la comprobación se hace en {dtype}"))
         return False
     if tuple(mine.shape) != tuple(real.shape):
-        print(f"{name}: wrong shape {tuple(mine.shape)}, autograd's is {tuple(real.shape)}")
+        print(f"{name}:", words(en=f"wrong shape {tuple(mine.shape)}, autograd's is {tuple(real.shape)}",
+                                es=f"forma equivocada {tuple(mine.shape)}, la de autograd es {tuple(real.shape)}"))
         return False
     agreement = max_diff(mine, real, tol)
-    print(f"{name}: max |mine - autograd| {agreement}:", "right" if agreement.within else "wrong")
+    verdict = words(en="right", es="correcto") if agreement.within else words(en="wrong", es="incorrecto")
+    print(f"{name}:", words(en=f"max |mine - autograd| {agreement}:",
+                            es=f"diferencia máxima con autograd {agreement}:"), verdict)
     return agreement.within
 # --8<-- [end:body]

@@ -1,6 +1,7 @@
 """Step 1 of lab 01: the MLP's real graph, node by node, and the odd way two saved ints print."""
 
 from hood.capture.autograd import autograd_graph, render_graph
+from hood.capture.common import words
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.lab01.formulas import as_signed
 from snippets.running_example import running_example
@@ -32,7 +33,8 @@ def saved_ints():
     try:
         logp.sum(dim)
     except Exception as err:  # noqa: BLE001 - the point is to show what the raw value does
-        print("logp.sum(dim) with the raw value:", f"{type(err).__name__}: {err}")
+        print("logp.sum(dim)", words(en="with the raw value:", es="con el valor tal cual:"),
+              f"{type(err).__name__}: {err}")
     print("logp.sum(as_signed(dim)).shape:", tuple(logp.sum(as_signed(dim)).shape))
     return dim, ignore
 # --8<-- [end:saved_ints]

@@ -4,6 +4,7 @@ from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.lab01.formulas import (
     addmm_backward, log_softmax_backward, nll_loss_backward, relu_backward, t_backward,
 )
+from hood.capture.common import words
 from snippets.running_example import running_example
 
 # --8<-- [start:function]
@@ -55,7 +56,9 @@ def gradchecks():
     W1, b1, W2, b2, target = mlp_params(dtype=torch.float64)
     params = (x, W1, b1, W2, b2)
     own = torch.autograd.gradcheck(lambda *p: mlp_forward(*p, target)[2], params, fast_mode=True)
-    print("gradcheck, autograd's formulas (float64, fast mode):", own)
-    print("gradcheck, hand formulas       (float64, fast mode):", gradcheck_hand())
+    print(words(en="gradcheck, autograd's formulas (float64, fast mode):",
+                es="gradcheck, fórmulas de autograd (float64, modo rápido):"), own)
+    print(words(en="gradcheck, hand formulas       (float64, fast mode):",
+                es="gradcheck, fórmulas a mano      (float64, modo rápido):"), gradcheck_hand())
     return own, gradcheck_hand()
 # --8<-- [end:body]

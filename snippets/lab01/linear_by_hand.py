@@ -1,6 +1,6 @@
 """Step 2 of lab 01: the three gradients of linear(x, W, b), from AddmmBackward0's saved tensors."""
 
-from hood.capture.common import max_diff
+from hood.capture.common import max_diff, words
 from hood.capture.custom_ops import first_line
 from snippets.lab01.formulas import addmm_backward, t_backward
 from snippets.running_example import running_example
@@ -23,12 +23,15 @@ def linear_by_hand():
     hand = {"x": d_x, "W": d_W, "b": d_b}
     for name, leaf in (("x", x), ("W", W), ("b", b)):
         bound = max_diff(hand[name], leaf.grad, 1e-6)
-        print(f"d{name}: shape {tuple(hand[name].shape)}, max |hand - autograd| {bound}")
-    print("without the sum over the batch, db would have shape", tuple(g.shape),
-          "but b has", tuple(b.shape))
+        print(f"d{name}:", words(en=f"shape {tuple(hand[name].shape)}, max |hand - autograd| {bound}",
+                                 es=f"forma {tuple(hand[name].shape)}, diferencia máxima con autograd {bound}"))
+    print(words(en="without the sum over the batch, db would have shape",
+                es="sin la suma sobre el lote, db tendría forma"), tuple(g.shape),
+          words(en="but b has", es="pero b tiene"), tuple(b.shape))
     try:
         _ = node._saved_mat1
     except RuntimeError as err:
-        print("after backward, node._saved_mat1 ->", first_line(err).split(". ")[0] + ".")
+        print(words(en="after backward,", es="tras el backward,"), "node._saved_mat1 ->",
+              first_line(err).split(". ")[0] + ".")
     return hand, {"x": x.grad, "W": W.grad, "b": b.grad}
 # --8<-- [end:body]

@@ -37,7 +37,7 @@ class SavedValue:
     shares_with: str | None = None
 
     def describe(self) -> str:
-        """`mat1 (2, 64) is x`, `mat2 (64, 600) shares memory with W`, `alpha = 1`."""
+        """`mat1 (2, 64) is x`, `mat2 (64, 600) shares memory with W`, `alpha = 1` (a figure's data keeps this)."""
         if self.shape is None:
             return f"{self.name} = {self.value}"
         text = f"{self.name} {self.shape}"
@@ -46,6 +46,13 @@ class SavedValue:
         elif self.shares_with:
             text += f" shares memory with {self.shares_with}"
         return text
+
+    def said(self) -> str:
+        """`describe` in every language (`words`): `mat1 (2, 64), que es x` in Spanish."""
+        if self.shape is None or not (self.is_name or self.shares_with):
+            return self.describe()
+        what = f"que es {self.is_name}" if self.is_name else f"que comparte memoria con {self.shares_with}"
+        return words(en=self.describe(), es=f"{self.name} {self.shape}, {what}")
 
     def brief(self) -> str:
         """What a diagram box has room for: `mat1 is x`, `mat2 shares W's memory`, `target`, `total_weight ()`."""
@@ -173,7 +180,7 @@ def render_graph(graph: AutogradGraph) -> str:
     for node in graph.nodes:
         nexts = [labels[dst] for src, dst in graph.edges if src == node.id]
         lines.append(f"{node.label}" + (f" -> {', '.join(nexts)}" if nexts else ""))
-        lines.extend(f"    saved {value.describe()}" for value in node.saved)
+        lines.extend(f"    {words(en='saved', es='guarda')} {value.said()}" for value in node.saved)
     return "\n".join(lines)
 
 
@@ -262,13 +269,14 @@ def graph_svg(graph: AutogradGraph, title: str, *, details: Mapping[str, list[st
     return drawing(right + TREE_MARGIN, y - TREE_GAP + TREE_MARGIN, title, "".join(edges + boxes))
 
 
-def creation_order(graph: AutogradGraph) -> dict[str, str]:
-    """Each node's sequence number counted from the first node the forward created; `max` for `AccumulateGrad`.
+def creation_order(graph: AutogradGraph, top: str = "max") -> dict[str, str]:
+    """Each node's sequence number counted from the first node the forward created; `top` for `AccumulateGrad`
+    (`max`, as a figure's data keeps it; `words(en="max", es="máximo")` for what a reader sees).
 
     Sequence numbers come from a per-thread counter, so only their differences within one graph are stable.
     """
     first = min((n.sequence_nr for n in graph.nodes if n.name != "AccumulateGrad"), default=0)
-    return {n.label: "max" if n.name == "AccumulateGrad" else str(n.sequence_nr - first) for n in graph.nodes}
+    return {n.label: top if n.name == "AccumulateGrad" else str(n.sequence_nr - first) for n in graph.nodes}
 
 
 def ready_order_is_by_sequence_nr(graph: AutogradGraph, order: list[str]) -> bool:
@@ -345,6 +353,7 @@ def render_key_changes(before: TlsKeys, after: TlsKeys) -> str:
     def change(old: tuple[str, ...], new: tuple[str, ...]) -> str:
         added = [f"+{k}" for k in new if k not in old]
         removed = [f"-{k}" for k in old if k not in new]
-        return " ".join(added + removed) or "(unchanged)"
-    return f"include {change(before.include, after.include)}; exclude {change(before.exclude, after.exclude)}"
+        return " ".join(added + removed) or words(en="(unchanged)", es="(sin cambios)")
+    return (f"{words(en='include', es='inclusión')} {change(before.include, after.include)}; "
+            f"{words(en='exclude', es='exclusión')} {change(before.exclude, after.exclude)}")
 # --8<-- [end:body]

@@ -7,7 +7,7 @@ Torch and the standard library only: a page includes `hood/capture/common.py:bod
 `hood/capture/figure.py:body` first (`rows_svg` draws rows with the figure helpers).
 """
 
-from hood.capture.common import dispatch_table, widest
+from hood.capture.common import dispatch_table, widest, words
 from hood.capture.figure import box, drawing, text
 
 # --8<-- [start:body]
@@ -128,8 +128,9 @@ def registrations(qualname: str) -> tuple[str, list[Registration]]:
 
 def render_registrations(schema: str, found: list[Registration]) -> str:
     """The schema, then one line per registered kernel."""
-    width = max((len(r.key) for r in found), default=0)
-    return "\n".join([f"schema: {schema}", *(f"  {r.key:<{width}}  registered by {r.source}" for r in found)])
+    width, by = max((len(r.key) for r in found), default=0), words(en="registered by", es="registrado por")
+    return "\n".join([f"{words(en='schema:', es='esquema:')} {schema}",
+                      *(f"  {r.key:<{width}}  {by} {r.source}" for r in found)])
 
 
 def code_lines(code: str, needle: str) -> list[str]:
