@@ -13,7 +13,8 @@ MARKED_MODULES = {
     "build": {"test_build_engine", "test_build_errors", "test_build_runtime", "test_serve"},
     "audit": {"test_audit"},
     "browser": {"test_browser", "test_browser_figures"},
-    "distributed": {"test_distributed", "test_distributed_buckets", "test_distributed_generality"},
+    "distributed": {"test_distributed", "test_distributed_buckets", "test_distributed_generality",
+                    "test_lab03_survey_generality", "test_autograd_distributed_generality"},
 }
 """Marks given by module (see `pyproject.toml`): `make check` leaves these out; `site` is given to every test that
 reads the real site's build."""

@@ -125,9 +125,16 @@ def test_reorderable_print_does_not_apply_to_the_chatty_head():
                                                     "extra_check=prepare_softmax_extra_check"]),
     ("_inductor/codegen/triton.py", 7276, 7278, ["get_kernel_category_by_source_code(src_code)[:3]", '"triton"']),
     ("_inductor/__init__.py", 358, 359, ['"reduce-overhead"', '"triton.cudagraphs": True']),
+    ("_inductor/config.py", 2670, 2670, ['cuda_backend: Literal["triton", "halide", "pallas"] = "triton"']),
+    ("_inductor/output_code.py", 850, 869, ["cudagraph_partition_post_compile(", "cudagraph_post_compile("]),
+    ("_inductor/cudagraph_utils.py", 322, 347, ["def check_multiple_devices_or_any_cpu_nodes",
+                                                'msg = f"cpu device', 'f"multiple devices:']),
+    ("utils/benchmark/utils/timer.py", 17, 20, ["def timer()", "if torch.accelerator.is_available():",
+                                                "torch.accelerator.synchronize()", "return timeit.default_timer()"]),
 ])
 def test_the_pinned_source_lines_the_pages_link_say_what_the_pages_say(path, first, last, needles):
-    """Theory 03 (CUDA section) and lab 03 (belief box) link these lines at the v2.13.0 tag; the wheel is 2.13.0."""
+    """Theory 03 (CUDA section, timing) and lab 03 (belief box, GPU sentences, pitfalls) link these lines at the
+    v2.13.0 tag; the wheel is 2.13.0."""
     assert torch.__version__.startswith("2.13.0")
     lines = (TORCH / path).read_text().splitlines()[first - 1:last]
     text = "\n".join(lines)

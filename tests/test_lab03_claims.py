@@ -140,7 +140,8 @@ def _batch_256_kernel(kernel_threads):
 
 
 def test_time_head_times_a_one_thread_kernel_against_one_thread_eager():
-    """The setup pins Inductor's kernel threads to 2; Part E's timing patches them to its own thread count."""
+    """This site's build (and the tip, for a pasted setup) pins Inductor's kernel threads to 2; Part E's timing
+    patches them to its own thread count."""
     import inspect
 
     from snippets.lab03 import timing

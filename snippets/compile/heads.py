@@ -7,7 +7,7 @@ import torch.nn.functional as F
 import torch._inductor.config as inductor_config
 
 # Inductor counts the C++ vector width in bits: 256 selects AVX2 (8 floats per vector), the same
-# vector ISA on every x86-64 machine that builds this site.
+# vector ISA on every x86-64 Linux or Windows machine with AVX2 (elsewhere: plain scalar loops).
 AVX2 = {"cpp.simdlen": 256}
 
 

@@ -32,12 +32,13 @@ def survey():
                "parámetros de una capa antes de usarlos y reduce-scatter de sus gradientes. Úsalo cuando el modelo no "
                "cabe pero una capa sí; evítalo cuando el modelo cabe (DDP mueve menos datos)."),
         "Tensor parallel": words(
-            en="Splits each layer's weight by columns or rows and combines the partial results with collectives "
-               "inside the layer. Use it when one layer is too big or too slow for one device and the link is fast; "
-               "avoid it across slow links.",
-            es="Reparte el peso de cada capa por columnas o por filas y combina los resultados parciales con "
-               "colectivas dentro de la capa. Úsalo cuando una capa es demasiado grande o lenta para un dispositivo "
-               "y el enlace es rápido; evítalo con enlaces lentos."),
+            en="Splits each layer's weight by columns or rows: a row-wise layer all-reduces its partial sums in the "
+               "forward, a column-wise one the gradient of its input in the backward. Use it when one layer is too "
+               "big or too slow for one device and the link is fast; avoid it across slow links.",
+            es="Reparte el peso de cada capa por columnas o por filas: una capa por filas hace un all-reduce de sus "
+               "sumas parciales en el forward, y una por columnas, del gradiente de su entrada en el backward. Úsalo "
+               "cuando una capa es demasiado grande o lenta para un dispositivo y el enlace es rápido; evítalo con "
+               "enlaces lentos."),
         "Pipeline parallel": words(
             en="Splits the model in depth into stages and sends activations forward and gradients backward, point "
                "to point, micro-batch by micro-batch. Use it for deep models over slow links; avoid it for shallow "

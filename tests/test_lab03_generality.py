@@ -1,0 +1,109 @@
+"""Lab 03, beyond its build: the cases a skeptical read tried against its general sentences (one process)."""
+
+import inspect
+import os
+import re
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from hood.capture.compile import inductor_output
+from snippets.compile.heads import TinyHead, inductor_config
+from snippets.compile.inductor_code import generated_code
+from snippets.lab03.kernel_annotation import ANNOTATION, KERNEL, evaluate
+
+pytestmark = pytest.mark.usefixtures("like_a_block")
+
+
+def head_code(batch=2, threads=2, cpus=None, config=None, **compile_options):
+    """The TinyHead compiled as Part A compiles it, under `threads` torch threads, Inductor's `config` and
+    `os.cpu_count()` returning `cpus` if given; no cache, so the code is generated under these settings."""
+    torch.manual_seed(42)
+    torch.set_num_threads(threads)
+    torch._dynamo.reset()
+    real_cpu_count = os.cpu_count
+    if cpus is not None:
+        os.cpu_count = lambda: cpus
+    try:
+        with inductor_config.patch({"force_disable_caches": True, **(config or {})}):
+            _, (code,) = generated_code(TinyHead(), torch.randn(batch, 64), **compile_options)
+    finally:
+        os.cpu_count = real_cpu_count
+    return inductor_output(code)
+
+
+def pragmas(out):
+    return re.findall(r"#pragma omp parallel[^\n]*", out.kernels[KERNEL])
+
+
+@pytest.mark.parametrize("batch, threads, cpus, expected", [
+    (2, 1, 2, []),  # one thread: no OpenMP region
+    (2, 2, 2, ["#pragma omp parallel"]),  # torch's count equals the CPU count: a bare pragma
+    (2, 2, 4, ["#pragma omp parallel num_threads(2)"]),  # another count: num_threads
+    (2, 3, 2, []),  # 1,200 values over 3 threads: under cpp.min_chunk_size (512) each, no region
+    (256, 3, 2, ["#pragma omp parallel num_threads(3)"]),  # enough work for 3
+])
+def test_the_default_cpp_threads_pragma(batch, threads, cpus, expected):
+    """Parts B and C: with `cpp.threads` at -1, what the pragma reads depends on torch's threads, the CPU count and
+    the work per thread."""
+    assert inductor_config.cpp.min_chunk_size == 512
+    assert pragmas(head_code(batch, threads, cpus, {"cpp.threads": -1})) == expected
+
+
+def test_claim_4_needs_the_kernel_threads_pinned():
+    """The tip and Part E: the setup block pins no kernel threads; claim 4 then fails with another thread count,
+    and holds with `cpp.threads = 2` whatever torch's count."""
+    work_split = ANNOTATION[3]  # claim 4
+    assert "Work split" in work_split.title
+
+    def holds(out):
+        return all(evaluate(check, out)[0] for check in work_split.checks)
+
+    assert not holds(head_code(threads=4, config={"cpp.threads": -1}))
+    assert holds(head_code(threads=4, config={"cpp.threads": 2}))
+    assert holds(head_code(threads=1, config={"cpp.threads": 2}))
+
+
+def test_the_scratch_array_replaces_a_2x600_buffer_not_a_second_exp():
+    """The belief box: exp is computed once either way; without the per-thread array, Inductor writes the
+    exponentials to a (2, 600) buf2, the buffer the wrapper of the page lacks."""
+    from torch._inductor.codegen import cpp
+
+    out = head_code(config={"cpp.threads": 2})
+    assert "local_buffer_data_0" in out.kernels[KERNEL] and out.kernels[KERNEL].count(".exp()") == 1
+    assert dict(out.buffers) == {"buf0": "(2, 600)", "buf1": "(2, 1)", "buf3": "(2, 1)", "buf4": "(2, 600)"}
+    fused = cpp.OuterLoopFusedSchedulerNode
+    original = fused.check_outer_fusion_loop_level_attr
+    fused.check_outer_fusion_loop_level_attr = lambda *args, **kwargs: False  # no outer-loop fusion, no array
+    try:
+        planned = head_code(config={"cpp.threads": 2})
+    finally:
+        fused.check_outer_fusion_loop_level_attr = original
+    assert dict(planned.buffers)["buf2"] == "(2, 600)"
+    assert "local_buffer_data" not in planned.code and planned.code.count(".exp()") == 1
+
+
+def test_on_a_cpu_inductor_turns_cuda_graphs_off_and_logs_nothing():
+    """The reduce-overhead stretch: the mode asks for CUDA graphs; on a CPU the graph is refused before any
+    wrapping (one skip counted, no `cudagraphs` log), and the check that refuses it names no CUDA device."""
+    from torch._dynamo.utils import counters
+    from torch._inductor.cudagraph_utils import check_multiple_devices_or_any_cpu_nodes
+
+    from hood.capture.compile import artifact_messages
+
+    counters.clear()
+    (logged,) = artifact_messages(lambda: head_code(mode="reduce-overhead"), ("cudagraphs",)).values()
+    assert counters["inductor"]["cudagraph_skips"] == 1 and logged == []
+    for partition in (True, False):
+        with inductor_config.patch(graph_partition=partition):
+            reason = check_multiple_devices_or_any_cpu_nodes({torch.device("cpu"): SimpleNamespace(name="x", users={})})
+        assert reason.startswith("skipping cudagraphs due to"), partition
+
+
+def test_benchmark_timer_synchronises_only_by_default():
+    """The GPU pitfall: Timer's default timer is the module's `timer`, which synchronises the accelerator."""
+    from torch.utils.benchmark.utils import timer as module
+
+    assert inspect.signature(module.Timer).parameters["timer"].default is module.timer
+    assert "torch.accelerator.synchronize()" in inspect.getsource(module.timer)

@@ -1,0 +1,171 @@
+"""Theory 03, beyond its example: the cases a skeptical read tried against its general sentences."""
+
+import getpass
+import os
+import sys
+import tempfile
+from unittest import mock
+
+import pytest
+import torch
+from torch._dynamo.backends.common import aot_autograd
+from torch._dynamo.testing import CompileCounter, CompileCounterWithBackend
+
+from hood.capture.compile import artifact_messages, inductor_output
+from snippets.compile.aot_graphs import aot_graphs, saved_for_backward
+from snippets.compile.heads import head, inductor_config
+from snippets.compile.inductor_code import generated_code
+from snippets.running_example import running_example
+
+pytestmark = pytest.mark.usefixtures("like_a_block")
+
+
+def graphs_made(fn, *args):
+    """The kinds of graph AOTAutograd handed to its compilers for `fn(*args)`: forward, backward, inference."""
+    made = []
+
+    def keep(kind):
+        def compiler(gm, example_inputs):
+            made.append(kind)
+            return gm.forward
+        return compiler
+
+    backend = aot_autograd(fw_compiler=keep("forward"), bw_compiler=keep("backward"),
+                           inference_compiler=keep("inference"))
+    torch._dynamo.reset()
+    torch.compile(fn, backend=backend)(*args)
+    return made
+
+
+def test_an_inference_graph_when_no_output_requires_grad():
+    """Bullet 2: an input that requires grad is not enough; an output must require grad, and not as a view."""
+    x = torch.randn(2, 3, requires_grad=True)
+    assert graphs_made(lambda t: t.sin(), x) == ["forward"]
+    assert graphs_made(lambda t: t.argmax(-1), x) == ["inference"]
+    assert graphs_made(lambda t: (t > 0).float(), x) == ["inference"]
+    assert graphs_made(lambda t: t.view(-1), x) == ["inference"]  # a view of the input: no joint graph
+    with torch.no_grad():
+        assert graphs_made(lambda t: t.sin(), x) == ["inference"]
+
+
+def _break_in_try(x):
+    x = x * 2
+    try:
+        print("a break inside try")
+        x = x + 1
+    except ValueError:
+        pass
+    return x.sin()
+
+
+def _break_outside_try(x):
+    x = x * 2
+    print("a break outside try")
+    x = x + 1
+    return x.sin()
+
+
+def test_a_break_inside_try_skips_the_whole_frame(capsys):
+    """Graph breaks: inside a try block, as inside a loop, Dynamo skips the frame instead of splitting it."""
+    for fn, graphs in ((_break_in_try, 0), (_break_outside_try, 2)):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        torch.compile(fn, backend=counter)(torch.randn(3))
+        assert counter.frame_count == graphs, fn.__name__
+
+
+def _softmax_kernel(torch_threads, cpp_threads):
+    _, W, b = running_example()
+    torch.set_num_threads(torch_threads)
+    torch._dynamo.reset()
+    with inductor_config.patch({"cpp.threads": cpp_threads, "force_disable_caches": True}):
+        _, (code,) = generated_code(head, torch.randn(2, 64), W, b)
+    return inductor_output(code).kernels["cpp_fused__softmax_0"]
+
+
+@pytest.mark.parametrize("torch_threads, cpp_threads, openmp", [(2, -1, True), (1, -1, False), (1, 2, True)])
+def test_openmp_needs_more_than_one_thread_at_compile_time(torch_threads, cpp_threads, openmp):
+    """Code generation: the head's softmax kernel uses OpenMP with 2 threads and not with 1, unless `cpp.threads`
+    sets the count Inductor compiles for."""
+    assert ("#pragma omp" in _softmax_kernel(torch_threads, cpp_threads)) is openmp
+
+
+def test_simdlen_256_gives_no_vectors_off_linux_and_windows_or_without_avx2():
+    """The simdlen note: 256 selects AVX2 only where Inductor looks for it and finds it."""
+    from torch._inductor import cpu_vec_isa
+
+    with inductor_config.patch({"cpp.simdlen": 256}):
+        try:
+            assert type(cpu_vec_isa.pick_vec_isa()).__name__ == "VecAVX2"  # this site's CPU and system
+            cpu_vec_isa.valid_vec_isa_list.cache_clear()
+            with mock.patch.object(sys, "platform", "darwin"):
+                assert not cpu_vec_isa.pick_vec_isa()  # an x86-64 Mac: no vector ISA is looked for
+            cpu_vec_isa.valid_vec_isa_list.cache_clear()
+            with mock.patch.object(cpu_vec_isa, "x86_isa_checker", lambda: []):
+                assert not cpu_vec_isa.pick_vec_isa()  # a CPU without AVX2: 256 matches nothing
+        finally:
+            cpu_vec_isa.valid_vec_isa_list.cache_clear()
+    assert cpu_vec_isa.pick_vec_isa() is not None
+
+
+def test_the_min_cut_counts_bytes_not_tensors():
+    """Min-cut: saving the two inputs, (256, 1) and (1, 256), beats saving the one (256, 256) sum."""
+    graphs = aot_graphs(lambda a, b: torch.sin(torch.sin(a + b)),
+                        torch.randn(256, 1, requires_grad=True), torch.randn(1, 256, requires_grad=True))
+    assert saved_for_backward(graphs) == [("primals_1", (256, 1)), ("primals_2", (1, 256))]
+    backward = [n.target.__name__ for n in graphs["backward"].graph.nodes if n.op == "call_function"]
+    assert backward[0] == "add.Tensor"  # the sum is computed again in the backward
+
+
+def test_batches_of_1_and_of_0_each_compile_again():
+    """Check yourself: after the dynamic recompile, a batch of 1 and a batch of 0 each compile once more."""
+    _, W, b = running_example()
+    counter = CompileCounterWithBackend("eager")
+    compiled = torch.compile(head, backend=counter)
+    seen = []
+    for batch in (2, 3, 4, 64, 1, 0):
+        compiled(torch.randn(batch, 64), W, b)
+        seen.append(counter.frame_count)
+    assert seen == [1, 2, 2, 2, 3, 4]
+
+
+def test_the_cache_folder_follows_tmpdir(monkeypatch, tmp_path):
+    """The caches: the default folder is torchinductor_<user> in Python's temporary folder, which TMPDIR moves."""
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir reads TMPDIR again
+    assert default_cache_dir() == os.path.join(str(tmp_path), "torchinductor_" + getpass.getuser())
+
+
+def test_the_debug_folder_is_fixed_when_torch_is_imported(monkeypatch, tmp_path):
+    """TORCH_COMPILE_DEBUG: the folder is computed at import; changing directory afterwards does not move it."""
+    from torch._dynamo import config
+    from torch._dynamo.utils import get_debug_dir
+
+    at_import = config.debug_dir_root
+    monkeypatch.delenv("TORCH_COMPILE_DEBUG_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert config.default_debug_dir_root() == str(tmp_path / "torch_compile_debug")  # what a new import would pick
+    assert get_debug_dir().startswith(at_import) and not get_debug_dir().startswith(str(tmp_path))
+
+
+def _quoted(x):
+    x = x * 2
+    print("a line the message quotes")
+    return x + 1
+
+
+def test_a_graph_break_message_quotes_the_source_line(capsys):
+    """Dynamo reads source lines only for what it reports: a graph-break message quotes the line when it can read
+    it, and a function with no source file compiles the same, its message quoting nothing."""
+    source = 'def quoted(x):\n    x = x * 2\n    print("a line the message quotes")\n    return x + 1\n'
+    namespace = {}
+    exec(compile(source, "<no file>", "exec"), namespace)  # noqa: S102 - a function with no source file
+    for fn, quotes in ((_quoted, True), (namespace["quoted"], False)):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        compiled = torch.compile(fn, backend=counter)
+        (messages,) = artifact_messages(lambda compiled=compiled: compiled(torch.randn(2)), ("graph_breaks",)).values()
+        assert counter.frame_count == 2 and len(messages) == 1
+        assert ('print("a line the message quotes")' in messages[0]) is quotes
