@@ -52,3 +52,13 @@ def test_decimal_has_a_point_in_english_and_a_comma_in_spanish():
     assert localize(decimal(16.54, ".1f") + " µs", "en") == "16.5 µs"
     assert localize(decimal(16.54, ".1f") + " µs", "es") == "16,5 µs"
     assert localize(decimal(0.2149), "es") == "0,21"
+
+
+def test_grouped_has_commas_in_english_and_no_break_spaces_in_spanish_from_five_digits():
+    from hood.capture.common import grouped, localize
+
+    assert localize(grouped(4202496) + " bytes", "en") == "4,202,496 bytes"
+    assert localize(grouped(4202496) + " bytes", "es") == "4\u00a0202\u00a0496 bytes"
+    assert [localize(grouped(n), "en") for n in (36, 1024, 10240)] == ["36", "1,024", "10,240"]
+    assert [localize(grouped(n), "es") for n in (36, 1024, 10240)] == ["36", "1024", "10\u00a0240"]
+    assert localize(grouped(-156000), "es") == "-156\u00a0000"

@@ -4,11 +4,14 @@ import contextlib
 import importlib.util
 import io
 import os
+import re
 import threading
 import time
 from pathlib import Path
 
 import pytest
+
+import json
 
 from hood.capture import collectives
 from hood.capture.common import localize
@@ -22,24 +25,49 @@ from snippets.distributed.tensor_parallel import tp_rank
 F32 = 4  # bytes per float32 value
 
 
+def in_language(results, language="en"):
+    """The ranks' results with every `words` marker (in keys and values) replaced by its phrase in `language`."""
+    return json.loads(localize(json.dumps(results, ensure_ascii=False), language))
+
+
 @pytest.fixture(scope="module")
-def ddp():
+def ddp_results():
     return run_ranks(ddp_rank)
 
 
 @pytest.fixture(scope="module")
-def fsdp():
+def fsdp_results():
     return run_ranks(fsdp_rank)
 
 
 @pytest.fixture(scope="module")
-def tp():
+def tp_results():
     return run_ranks(tp_rank)
 
 
 @pytest.fixture(scope="module")
-def pp():
+def pp_results():
     return run_ranks(pp_rank)
+
+
+@pytest.fixture(scope="module")
+def ddp(ddp_results):
+    return in_language(ddp_results)
+
+
+@pytest.fixture(scope="module")
+def fsdp(fsdp_results):
+    return in_language(fsdp_results)
+
+
+@pytest.fixture(scope="module")
+def tp(tp_results):
+    return in_language(tp_results)
+
+
+@pytest.fixture(scope="module")
+def pp(pp_results):
+    return in_language(pp_results)
 
 
 def test_ddp_syncs_weights_then_averages_gradients_in_one_all_reduce(ddp):
@@ -163,10 +191,10 @@ def assert_bilingual_figure(output):
     assert "\u27e6" not in figure_data(output)  # the data a trace keeps holds no words marker
 
 
-def test_ddp_figure_draws_whole_tensors_on_both_ranks_and_the_calls_with_their_bytes(ddp):
+def test_ddp_figure_draws_whole_tensors_on_both_ranks_and_the_calls_with_their_bytes(ddp_results):
     from snippets.distributed.holdings_figure import Transfer, draw_holdings
 
-    data, output = drawn(draw_holdings, "ddp", ddp)
+    data, output = drawn(draw_holdings, "ddp", ddp_results)
     assert_bilingual_figure(output)
     for held in data["held"]:
         assert [(p.name, p.placement, p.local, g.local) for p, g in held.values()] == [
@@ -179,10 +207,10 @@ def test_ddp_figure_draws_whole_tensors_on_both_ranks_and_the_calls_with_their_b
     assert "gloo calls in forward + backward: gloo:all_reduce 156000 B, every rank" in figure_data(output)
 
 
-def test_fsdp_figure_draws_row_shards_a_gather_and_a_whole_gradient_all_reduce(fsdp):
+def test_fsdp_figure_draws_row_shards_a_gather_and_a_whole_gradient_all_reduce(fsdp_results):
     from snippets.distributed.holdings_figure import Transfer, draw_holdings
 
-    data, output = drawn(draw_holdings, "fsdp", fsdp)
+    data, output = drawn(draw_holdings, "fsdp", fsdp_results)
     assert_bilingual_figure(output)
     for held in data["held"]:
         assert [(p.placement, p.local, p.whole, g.placement, g.local) for p, g in held.values()] == [
@@ -191,12 +219,13 @@ def test_fsdp_figure_draws_row_shards_a_gather_and_a_whole_gradient_all_reduce(f
     assert data["moved"] == [Transfer("forward", "gloo:all_gather", 78000, -1, -1),
                              Transfer("backward", "gloo:all_reduce", 156000, -1, -1)]
     assert "c10d._reduce_scatter_base_" in output  # what the backward asked for, next to what gloo ran
+    assert "pide c10d._reduce_scatter_base_" in localize(output, "es")
 
 
-def test_tensor_parallel_figure_draws_rows_then_columns_and_a_replicated_bias(tp):
+def test_tensor_parallel_figure_draws_rows_then_columns_and_a_replicated_bias(tp_results):
     from snippets.distributed.holdings_figure import Transfer, draw_holdings
 
-    data, output = drawn(draw_holdings, "tp", tp)
+    data, output = drawn(draw_holdings, "tp", tp_results)
     assert_bilingual_figure(output)
     for held in data["held"]:
         assert {name: (p.placement, p.local) for name, (p, _) in held.items()} == {
@@ -206,10 +235,10 @@ def test_tensor_parallel_figure_draws_rows_then_columns_and_a_replicated_bias(tp
                              Transfer("backward", "gloo:all_reduce", 1024, -1, -1)]
 
 
-def test_pipeline_figure_draws_whole_layers_and_sends_both_ways(pp):
+def test_pipeline_figure_draws_whole_layers_and_sends_both_ways(pp_results):
     from snippets.distributed.holdings_figure import Transfer, draw_holdings
 
-    data, output = drawn(draw_holdings, "pp", pp)
+    data, output = drawn(draw_holdings, "pp", pp_results)
     assert_bilingual_figure(output)
     first, last = data["held"]
     assert list(first) == ["0.weight", "0.bias"] and list(last) == ["2.weight", "2.bias"]
@@ -219,10 +248,10 @@ def test_pipeline_figure_draws_whole_layers_and_sends_both_ways(pp):
     assert "rank 1: no 0.weight" in figure_data(output) and "rank 0: no 2.weight" in figure_data(output)
 
 
-def test_schedule_figure_shows_each_rank_idle_two_of_six_slots(pp):
+def test_schedule_figure_shows_each_rank_idle_two_of_six_slots(pp_results):
     from snippets.distributed.schedule_figure import draw_schedule
 
-    data, output = drawn(draw_schedule, pp)
+    data, output = drawn(draw_schedule, pp_results)
     assert_bilingual_figure(output)
     assert data["rows"] == [["F0", "F1", "-", "-", "B0", "B1"], ["-", "F0", "F1", "B0", "B1", "-"]]
     assert data["idle"] == [2, 2] and data["slots"] == 6  # a third of the step: the bubble
@@ -254,10 +283,10 @@ def test_timeline_refuses_orders_that_wait_on_each_other():
         timeline([["B0", "F0"], ["F0", "B0"]])  # rank 0's backward waits for rank 1's, which waits for rank 0
 
 
-def test_memory_figure_bytes_per_rank_next_to_one_process(ddp, fsdp, tp, pp):
+def test_memory_figure_bytes_per_rank_next_to_one_process(ddp_results, fsdp_results, tp_results, pp_results):
     from snippets.distributed.memory_figure import draw_memory
 
-    held, output = drawn(draw_memory, {"ddp": ddp, "fsdp": fsdp, "tp": tp, "pp": pp})
+    held, output = drawn(draw_memory, {"ddp": ddp_results, "fsdp": fsdp_results, "tp": tp_results, "pp": pp_results})
     assert_bilingual_figure(output)
     total = {pattern: {row: sum(parts.values()) for row, parts in rows.items()} for pattern, rows in held.items()}
     for rows in held.values():
@@ -300,7 +329,7 @@ def test_the_page_reads_four_runs_and_six_drawings():
 def test_show_ranks_prints_the_results_and_returns_them(monkeypatch, capsys):
     monkeypatch.setattr(collectives, "run_ranks", lambda rank_fn, world_size: [{"a": 1}, {"a": 1}])
     assert show_ranks(dict) == [{"a": 1}, {"a": 1}]
-    assert capsys.readouterr().out.splitlines() == ["rank 0", "  a: 1", "rank 1: identical to rank 0"]
+    assert localize(capsys.readouterr().out, "en").splitlines() == ["rank 0", "  a: 1", "rank 1: identical to rank 0"]
 
 
 def test_the_seed_pipeline_api_is_gone():
@@ -316,14 +345,32 @@ def test_render_ranks_is_rank_ordered():
 def test_render_distinct_ranks_prints_a_rank_equal_to_an_earlier_one_as_one_line():
     assert render_ranks([{"a": 1}, {"a": 1}]).splitlines() == ["rank 0", "  a: 1", "rank 1", "  a: 1"]
     text = render_distinct_ranks([{"a": 1}, {"a": 2}, {"a": 1}])
-    assert text.splitlines() == ["rank 0", "  a: 1", "rank 1", "  a: 2", "rank 2: identical to rank 0"]
+    assert localize(text, "en").splitlines() == ["rank 0", "  a: 1", "rank 1", "  a: 2", "rank 2: identical to rank 0"]
+    assert localize(text, "es").splitlines()[-1] == "rank 2: idéntico al rank 0"
 
 
 def test_every_pattern_but_the_pipeline_prints_rank_1_as_identical_to_rank_0(ddp, fsdp, tp, pp):
     for results in (ddp, fsdp, tp):
         assert results[0] == results[1]
-        assert render_distinct_ranks(results).splitlines()[-1] == "rank 1: identical to rank 0"
+        assert localize(render_distinct_ranks(results), "en").splitlines()[-1] == "rank 1: identical to rank 0"
+        assert localize(render_distinct_ranks(results), "es").splitlines()[-1] == "rank 1: idéntico al rank 0"
     assert pp[0] != pp[1] and render_distinct_ranks(pp) == render_ranks(pp)  # the pipeline shows both ranks
+
+
+PARAMETER_NAME = re.compile(r"(\d+\.)?(weight|bias)(\.grad)?")
+
+
+def test_every_label_a_rank_reports_reads_in_spanish(ddp_results, fsdp_results, tp_results, pp_results):
+    """Each key of every result is a label in every language, or a parameter's name; so are the bytes' parts."""
+    for results in (ddp_results, fsdp_results, tp_results, pp_results):
+        for english, spanish in zip(in_language(results), in_language(results, "es")):
+            for en, es in zip(english, spanish):
+                assert (en == es) == bool(PARAMETER_NAME.fullmatch(en)), (en, es)
+            held, tenido = english["bytes held after an Adam step"], spanish["bytes que guarda tras un paso de Adam"]
+            assert list(held) == ["parameters", "gradients", "optimizer state"]
+            assert list(tenido) == ["parámetros", "gradientes", "estado del optimizador"]
+            for name in filter(PARAMETER_NAME.fullmatch, english):  # "local (300, 64) of (600, 64)": "de" in Spanish
+                assert spanish[name] == english[name].replace(") of (", ") de (") != english[name]
 
 
 def test_this_build_has_no_nccl_and_the_default_backend_is_gloo_on_cpu_nccl_on_cuda():

@@ -1,6 +1,7 @@
 """Theory 04: DDP's buckets over three steps, the sources the page links, tensor parallel's naming, the pipeline's
 comparison, and the values of the page's two predict questions."""
 
+import json
 from functools import partial
 from pathlib import Path
 
@@ -8,8 +9,9 @@ import pytest
 import torch
 
 from hood.capture.collectives import run_ranks
+from hood.capture.common import localize
 from snippets.distributed.ddp_buckets import buckets_rank
-from snippets.distributed.observe import gloo_calls, profiled
+from snippets.distributed.observe import gloo_calls, profiled, said
 from snippets.distributed.pipeline import pp_rank
 from snippets.distributed.ranks import process_group
 from snippets.distributed.workload import local_batch, loss_of, two_layers, unsplit_step
@@ -19,9 +21,25 @@ PAGES = [Path(__file__).resolve().parents[1] / "docs" / lang / "theory" / "04-di
 LAYER, BIAS = 512 * 512 * 4, 512 * 4  # a Linear(512, 512)'s weight (1 MiB) and bias, in float32 bytes
 
 
+def english(results):
+    """The ranks' results with every `words` marker (keys and values) replaced by its English."""
+    return json.loads(localize(json.dumps(results, ensure_ascii=False), "en"))
+
+
 @pytest.fixture(scope="module")
-def buckets():
+def buckets_results():
     return run_ranks(buckets_rank)
+
+
+@pytest.fixture(scope="module")
+def buckets(buckets_results):
+    return english(buckets_results)
+
+
+def test_the_bucket_lines_read_in_spanish_with_thousands_grouped_by_no_break_spaces(buckets_results):
+    spanish = json.loads(localize(json.dumps(buckets_results, ensure_ascii=False), "es"))[0]
+    assert spanish["paso 1, en orden"].endswith("[bucket 0: all_reduce de 4\u00a0202\u00a0496 bytes]")
+    assert spanish["paso 2, gloo ejecuta (bytes de cada llamada)"]["gloo:broadcast"] == [8, 36]
 
 
 def test_first_step_all_reduces_every_gradient_in_one_bucket_after_backward(buckets):
@@ -71,12 +89,12 @@ def test_the_noting_hook_changes_nothing_gloo_runs(buckets):
 
 
 def test_options_change_the_buckets_find_unused_parameters_and_an_explicit_cap():
-    unused = run_ranks(partial(buckets_rank, steps=2, find_unused_parameters=True))[0]
+    unused = english(run_ranks(partial(buckets_rank, steps=2, find_unused_parameters=True)))[0]
     # on step 1 already a bucket closed at 1 MiB and one of up to 25 MiB, plus a small all-reduce of which
     # parameters were used
     assert unused["step 1, gloo runs (bytes each)"]["gloo:all_reduce"] == [32, 1048576, 3153920]
     assert 1048576 + 3153920 == 4 * (LAYER + BIAS)
-    capped = run_ranks(partial(buckets_rank, steps=2, bucket_cap_mb=25))[0]
+    capped = english(run_ranks(partial(buckets_rank, steps=2, bucket_cap_mb=25)))[0]
     assert capped["step 1, gloo runs (bytes each)"] == {"gloo:all_reduce": [4202496]}
     assert capped["step 2, gloo runs (bytes each)"]["gloo:all_reduce"] == [4202496]  # first bucket capped at 25 MiB
 
@@ -145,7 +163,7 @@ def test_predict_float64_ddp_step_is_one_all_reduce_of_twice_the_bytes():
 
 def test_predict_four_micro_batches_rank_0_sends_four_tensors_of_1024_bytes():
     four = run_ranks(lambda: pp_rank(n_microbatches=4))
-    assert four[0]["step 2, gloo runs (bytes each)"]["gloo:send"] == [1024] * 4 == [2 * 128 * 4] * 4
+    assert four[0][said("step {}, gloo runs (bytes each)", 2)]["gloo:send"] == [1024] * 4 == [2 * 128 * 4] * 4
 
 
 def test_the_predict_blocks_compute_what_the_tests_check():
@@ -154,3 +172,4 @@ def test_the_predict_blocks_compute_what_the_tests_check():
         assert 'predict="float64_all_reduce"' in text and 'predict="sends_of_rank_0"' in text
         assert "ddp = DDP(nn.Linear(64, 600).double())" in text
         assert "four = run_ranks(lambda: pp_rank(n_microbatches=4))" in text
+        assert 'sends_of_rank_0 = four[0][said("step {}, gloo runs (bytes each)", 2)]["gloo:send"]' in text

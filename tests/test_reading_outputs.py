@@ -8,7 +8,8 @@ import re
 import pytest
 import torch
 
-from hood.capture.collectives import run_ranks
+from hood.capture.collectives import render_ranks, run_ranks
+from hood.capture.common import localize
 from snippets.reading.ranks import all_reduce_rank
 from hood.capture.compile import inductor_output, render_inductor_summary
 from hood.engine.normalize import normalise
@@ -160,10 +161,13 @@ def test_profiler_rows_nested_calls_and_scalar_conversion(profiled):
 
 
 def test_rank_dictionary_before_differs_after_is_the_sum():
-    results = run_ranks(all_reduce_rank)
+    results = [{localize(key, "en"): value for key, value in r.items()} for r in run_ranks(all_reduce_rank)]
     assert [r["before all_reduce"] for r in results] == [[1.0], [2.0]]
     assert [r["after all_reduce"] for r in results] == [[3.0], [3.0]]
     assert all(r["world size"] == 2 for r in results)
+    spanish = localize(render_ranks(run_ranks(all_reduce_rank)), "es").splitlines()
+    assert spanish[:4] == ["rank 0", "  número de ranks: 2", "  antes del all_reduce: [1.0]",
+                           "  después del all_reduce: [3.0]"]
 
 
 def test_key_set_sentences_hold_outside_a_context_and_name_their_exceptions():

@@ -3,7 +3,7 @@
 Run it yourself: `torchrun --nproc-per-node 2 -m snippets.distributed.ddp`
 """
 
-from snippets.distributed.observe import bytes_after_adam_step, gloo_calls, holdings, profiled
+from snippets.distributed.observe import bytes_after_adam_step, gloo_calls, holdings, labelled, profiled
 from snippets.distributed.ranks import gathered, grads_within, process_group, same_on_every_rank
 from snippets.distributed.workload import local_batch, loss_of
 
@@ -16,7 +16,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 
 def ddp_rank():
-    """One DDP step on this rank: returns what it observed."""
+    """One DDP step on this rank: returns what it observed (`labelled`: each label in every language)."""
     with process_group() as (rank, world):
         torch.manual_seed(rank)  # different initial weights on purpose: DDP must fix that
         model = nn.Linear(64, 600)
@@ -33,7 +33,7 @@ def ddp_rank():
             loss_of(ddp(x), y).backward()  # DDP all-reduces gradient buckets as backward produces them
         seen["gloo calls in forward + backward (bytes each)"] = gloo_calls(step)
         seen["gradients equal the mean of the ranks' local gradients"] = grads_within(model, alone, 1e-5, average=True)
-        return {**seen, **holdings(model), "bytes held after an Adam step": bytes_after_adam_step(model)}
+        return labelled({**seen, **holdings(model), "bytes held after an Adam step": bytes_after_adam_step(model)})
 # --8<-- [end:body]
 
 

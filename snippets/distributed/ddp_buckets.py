@@ -4,7 +4,8 @@ Four `Linear(512, 512)` layers, each weight 1 MiB in float32: large enough that 
 the first iteration's single bucket.
 """
 
-from snippets.distributed.observe import gloo_calls, profiled
+from hood.capture.common import grouped, words
+from snippets.distributed.observe import gloo_calls, profiled, said
 from snippets.distributed.ranks import process_group
 
 # --8<-- [start:body]
@@ -29,8 +30,8 @@ def buckets_rank(steps=3, **options):
             order.clear()
             with profiled() as prof:
                 ddp(x).sum().backward()
-            seen[f"step {step}, gloo runs (bytes each)"] = gloo_calls(prof)
-            seen[f"step {step}, in order"] = " ".join(order)
+            seen[said("step {}, gloo runs (bytes each)", step)] = gloo_calls(prof)
+            seen[said("step {}, in order", step)] = " ".join(order)
         return seen
 # --8<-- [end:body]
 
@@ -51,7 +52,8 @@ def record_order(model, ddp):
 
     def all_reduce(state, bucket):
         buffer = bucket.buffer()  # the bucket's gradients, flattened into one tensor
-        order.append(f"[bucket {bucket.index()}: all_reduce of {buffer.numel() * buffer.element_size():,} bytes]")
+        nbytes = grouped(buffer.numel() * buffer.element_size())  # 4,202,496 in English, 4 202 496 in Spanish
+        order.append(f"[bucket {bucket.index()}: all_reduce {words(en='of', es='de')} {nbytes} bytes]")
         return default_hooks.allreduce_hook(state, bucket)
     ddp.register_comm_hook(None, all_reduce)
     return order

@@ -4,7 +4,7 @@ Run it yourself: `torchrun --nproc-per-node 2 -m snippets.distributed.fsdp`
 """
 
 from hood.capture.common import max_diff
-from snippets.distributed.observe import bytes_after_adam_step, holdings, observing
+from snippets.distributed.observe import bytes_after_adam_step, holdings, labelled, observing
 from snippets.distributed.ranks import mean_over_ranks, process_group
 from snippets.distributed.workload import local_batch, loss_of
 
@@ -30,12 +30,12 @@ def fsdp_rank():
             loss.backward()
         loss_of(unsharded(x), y).backward()
         my_rows = mean_over_ranks(unsharded.weight.grad).chunk(world, dim=0)[rank]
-        return {
+        return labelled({
             **holdings(model), **forward, **backward,
             "local gradient shard equals this rank's rows of the mean gradient":
                 max_diff(model.weight.grad.to_local(), my_rows, 1e-5).within,
             "bytes held after an Adam step": bytes_after_adam_step(model),
-        }
+        })
 # --8<-- [end:body]
 
 

@@ -1,10 +1,12 @@
 """Draw what each rank of a run held (parameters and gradients, whole or a shard) and what the gloo calls moved.
 
-The drawing reads the results the ranks returned: `holdings` and `gloo_calls` of `snippets.distributed.observe`.
+The drawing reads the results the ranks returned: `holdings` and `gloo_calls` of `snippets.distributed.observe`,
+under the keys `said` gives them.
 """
 
 from hood.capture.common import words
 from hood.capture.figure import arrow, box, drawing, figure, text
+from snippets.distributed.observe import said
 
 # --8<-- [start:body]
 import re
@@ -16,17 +18,21 @@ PATTERNS = {"ddp": words(en="DDP", es="DDP"), "fsdp": words(en="FSDP2", es="FSDP
 """The four patterns of the page, by the short name the figures use."""
 
 REGIONS = {
-    "gloo calls while wrapping": words(en="while wrapping: DDP(model)", es="al envolver: DDP(model)"),
-    "gloo calls in forward + backward": words(en="forward + backward", es="forward + backward"),
-    "forward": words(en="forward", es="forward"), "backward": words(en="backward", es="backward"),
-    "step 2": words(en="step 2, forward + backward", es="paso 2, forward + backward"),
+    "gloo calls while wrapping": (said("gloo calls while wrapping (bytes each)"),
+                                  words(en="while wrapping: DDP(model)", es="al envolver: DDP(model)")),
+    "gloo calls in forward + backward": (said("gloo calls in forward + backward (bytes each)"),
+                                         words(en="forward + backward", es="forward + backward")),
+    "forward": (said("{}, gloo runs (bytes each)", "forward"), words(en="forward", es="forward")),
+    "backward": (said("{}, gloo runs (bytes each)", "backward"), words(en="backward", es="backward")),
+    "step 2": (said("step {}, gloo runs (bytes each)", 2),
+               words(en="step 2, forward + backward", es="paso 2, forward + backward")),
 }
-"""The regions whose gloo calls a figure draws, by the name a rank's result gives them (step 1 of the pipeline,
-which also exchanges metadata, is left out)."""
+"""The regions whose gloo calls a figure draws, by name: the key of their calls in a rank's result, and their title
+(step 1 of the pipeline, which also exchanges metadata, is left out)."""
 
 
-def grouped(n):
-    """An integer with its thousands grouped by a no-break space: 156 000."""
+def spaced(n):
+    """An integer with its thousands grouped by a no-break space, the same in every language: 156 000."""
     return f"{n:,}".replace(",", "\u00a0")
 
 
@@ -41,7 +47,7 @@ class Held:
 
 
 _DESCRIBED = re.compile(r"(?:DTensor \((?P<placement>.*?),?\)|Tensor), local \((?P<local>[\d, ]*)\) "
-                        r"of \((?P<whole>[\d, ]*)\)")
+                        r"\S+ \((?P<whole>[\d, ]*)\)")  # "of" in every language: a words() marker, or one word
 
 
 def _shape(digits):
@@ -73,10 +79,10 @@ class Transfer:
 
 def transfers(results):
     """The gloo calls of the `REGIONS` of a two-rank run: a collective once, each rank's sends, rank 0's broadcasts."""
-    found = []
+    found, named = [], {key: region for region, (key, _) in REGIONS.items()}
     for key in results[0]:
-        region = key.removesuffix(" (bytes each)").removesuffix(", gloo runs")
-        if region == key or region not in REGIONS:
+        region = named.get(key)
+        if region is None:
             continue
         for rank, result in enumerate(results):
             for call, sizes in result[key].items():
@@ -164,16 +170,16 @@ def _moved(results, moved, y):
     for t in moved:
         if t.region != region:
             y += 12 if region else 0  # room under the previous region's last arrow
-            region, asked = t.region, results[0].get(f"{t.region} asks for")
+            region, asked = t.region, results[0].get(said("{} asks for", t.region))
             parts.append(f'<line x1="{MARGIN}" y1="{y:.1f}" x2="{WIDTH - MARGIN}" y2="{y:.1f}"/>')
-            parts.append(text(MARGIN, y + 20, REGIONS[region], "label", "start"))
+            parts.append(text(MARGIN, y + 20, REGIONS[region][1], "label", "start"))
             if asked:
                 parts.append(text(WIDTH - MARGIN, y + 20, words(en="asks for ", es="pide ") + ", ".join(asked),
                                   "small", "end"))
             y += 28
         y += 30
         x1, x2 = COLUMNS[0] + 30, COLUMNS[1] + COL_W - 30
-        parts.append(_link(*((x2, x1) if t.src == 1 else (x1, x2)), y, f"{t.call} {grouped(t.nbytes)} B",
+        parts.append(_link(*((x2, x1) if t.src == 1 else (x1, x2)), y, f"{t.call} {spaced(t.nbytes)} B",
                            both=t.src == -1))
         data.append(f"{t.region}: {t.call} {t.nbytes} B, "
                     + ("every rank" if t.src == -1 else f"rank {t.src} to rank {t.dst}"))

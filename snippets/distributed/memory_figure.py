@@ -6,8 +6,8 @@ reference bar of each pattern is measured the same way in this process, on the u
 
 from hood.capture.common import widest, words
 from hood.capture.figure import box, drawing, figure, text
-from snippets.distributed.holdings_figure import PATTERNS, grouped
-from snippets.distributed.observe import bytes_after_adam_step
+from snippets.distributed.holdings_figure import PATTERNS, spaced
+from snippets.distributed.observe import bytes_after_adam_step, said
 from snippets.distributed.workload import local_batch, loss_of, two_layers
 
 # --8<-- [start:body]
@@ -19,7 +19,12 @@ UNSPLIT = {"ddp": lambda: nn.Linear(64, 600), "fsdp": lambda: nn.Linear(64, 600)
 KINDS = {"parameters": ("c1", words(en="parameters", es="parámetros")),
          "gradients": ("c2", words(en="gradients", es="gradientes")),
          "optimizer state": ("c3", words(en="Adam state", es="estado de Adam"))}
-"""The three parts of what a rank holds, as `bytes_after_adam_step` names them, with their colours."""
+"""The three parts of what a rank holds, as `bytes_after_adam_step` names them (`said`), with their colours."""
+
+
+def by_kind(sizes):
+    """The bytes `bytes_after_adam_step` returned, by the English names of `KINDS`."""
+    return {kind: sizes[said(kind)] for kind in KINDS}
 
 
 def unsplit_bytes(pattern):
@@ -27,7 +32,7 @@ def unsplit_bytes(pattern):
     model = UNSPLIT[pattern]()
     x, y = local_batch(0)
     loss_of(model(x), y).backward()
-    return bytes_after_adam_step(model)
+    return by_kind(bytes_after_adam_step(model))
 
 
 LABEL_W, BAR_W, ROW, MARGIN, CHAR_W = 104, 200, 24, 16, 7.2  # CHAR_W: a 12-px monospace character
@@ -39,11 +44,12 @@ def draw_memory(runs):
     `runs` maps a pattern's short name (`PATTERNS`) to its ranks' results; returns the bytes drawn, by pattern.
     """
     held = {pattern: {"one process": unsplit_bytes(pattern),
-                      **{f"rank {r}": result["bytes held after an Adam step"] for r, result in enumerate(results)}}
+                      **{f"rank {r}": by_kind(result[said("bytes held after an Adam step")])
+                         for r, result in enumerate(results)}}
             for pattern, results in runs.items()}
     most = max(sum(parts.values()) for rows in held.values() for parts in rows.values())
     scale = BAR_W / most
-    width = MARGIN + LABEL_W + BAR_W + 8 + CHAR_W * len(f"{grouped(most)} B") + MARGIN
+    width = MARGIN + LABEL_W + BAR_W + 8 + CHAR_W * len(f"{spaced(most)} B") + MARGIN
     x, parts = MARGIN, []
     for css, label in KINDS.values():
         parts.append(box(x, 14, 12, 12, css) + text(x + 17, 24, label, "small", "start"))
@@ -58,9 +64,9 @@ def draw_memory(runs):
             parts.append(text(x - 8, y + 15, one_process if row == "one process" else row, "small", "end"))
             for kind, n in sizes.items():
                 css = "muted" if row == "one process" else KINDS[kind][0]
-                parts.append(box(x, y + 3, n * scale, ROW - 6, css, tip=f"{KINDS[kind][1]}: {grouped(n)} B"))
+                parts.append(box(x, y + 3, n * scale, ROW - 6, css, tip=f"{KINDS[kind][1]}: {spaced(n)} B"))
                 x += n * scale
-            parts.append(text(x + 8, y + 15, f"{grouped(sum(sizes.values()))} B", "small", "start"))
+            parts.append(text(x + 8, y + 15, f"{spaced(sum(sizes.values()))} B", "small", "start"))
             data.append(f"{pattern} {row}: " + ", ".join(f"{kind} {n} B" for kind, n in sizes.items()))
             y += ROW
         y += 10

@@ -1,5 +1,8 @@
 """What a rank can observe: the calls gloo ran and their sizes (profiler), the collectives asked for
-(CommDebugMode), what it holds (shards, bytes) and the order it computed pipeline micro-batches in."""
+(CommDebugMode), what it holds (shards, bytes) and the order it computed pipeline micro-batches in; and the
+labels the rank functions report them under, in every language (`said`, `labelled`)."""
+
+from hood.capture.common import words
 
 # --8<-- [start:body]
 import math
@@ -15,6 +18,46 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 ELEMENT_BYTES = {"float": 4, "double": 8, "int": 4, "long int": 8, "unsigned char": 1}
 """Bytes per element of the C++ types the profiler names a call's inputs with."""
+
+SAID_ES = {
+    "weights differ across ranks before wrapping": "los pesos difieren entre ranks antes de envolver",
+    "gloo calls while wrapping (bytes each)": "llamadas de gloo al envolver (bytes de cada una)",
+    "weights equal rank 0's initial weights after wrapping": "tras envolver, los pesos son los iniciales del rank 0",
+    "gloo calls in forward + backward (bytes each)": "llamadas de gloo en forward + backward (bytes de cada una)",
+    "gradients equal the mean of the ranks' local gradients":
+        "los gradientes son la media de los gradientes locales de los ranks",
+    "bytes held after an Adam step": "bytes que guarda tras un paso de Adam",
+    "parameters": "parámetros", "gradients": "gradientes", "optimizer state": "estado del optimizador",
+    "{} asks for": "{} pide", "{}, gloo runs (bytes each)": "{}, gloo ejecuta (bytes de cada llamada)",
+    "step {}, gloo runs (bytes each)": "paso {}, gloo ejecuta (bytes de cada llamada)",
+    "step {}, in order": "paso {}, en orden",
+    "local gradient shard equals this rank's rows of the mean gradient":
+        "el fragmento local del gradiente coincide con las filas de este rank del gradiente medio",
+    "row-wise layer's local calls (views left out)": "llamadas locales de la capa por filas (sin las vistas)",
+    "bias its addmm adds equals b / 2": "el sesgo que suma su addmm es b / 2",
+    "output equals the unsplit block's within 1e-4":
+        "la salida coincide con la del bloque sin partir, con una diferencia menor que 1e-4",
+    "input gradient equals the unsplit block's within 1e-4":
+        "el gradiente de la entrada coincide con el del bloque sin partir, con una diferencia menor que 1e-4",
+    "stage": "etapa", "step {}, computations in order": "paso {}, cálculos en orden",
+    "gradients equal the unsplit model's for the mean micro-batch loss, within 1e-4":
+        "los gradientes coinciden con los del modelo sin partir para la pérdida media de los micro-lotes, con una "
+        "diferencia menor que 1e-4",
+    "losses (one per micro-batch)": "pérdidas (una por micro-lote)",
+    "each loss equals the unsplit model's on the same micro-batch, within 1e-4":
+        "cada pérdida coincide con la del modelo sin partir en el mismo micro-lote, con una diferencia menor que 1e-4",
+}
+"""The Spanish of each label a rank function reports, by its English; `{}` stands for a value filled in."""
+
+
+def said(label, *values):
+    """`label`, one of `SAID_ES`, in every language (`words`), its `{}` filled with `values`: a result's key."""
+    return words(en=label.format(*values), es=SAID_ES[label].format(*values))
+
+
+def labelled(seen):
+    """`seen` with each key `SAID_ES` has in every language (`said`); other keys (a parameter's name) as they are."""
+    return {said(key) if key in SAID_ES else key: value for key, value in seen.items()}
 
 
 def profiled():
@@ -43,8 +86,8 @@ def observing(region):
     seen, comm_mode = {}, CommDebugMode()
     with profiled() as prof, comm_mode:
         yield seen
-    seen[f"{region} asks for"] = comm_counts(comm_mode)
-    seen[f"{region}, gloo runs (bytes each)"] = gloo_calls(prof)
+    seen[said("{} asks for", region)] = comm_counts(comm_mode)
+    seen[said("{}, gloo runs (bytes each)", region)] = gloo_calls(prof)
 
 
 class LocalCalls(TorchDispatchMode):
@@ -82,9 +125,10 @@ class LocalCalls(TorchDispatchMode):
 
 def held_part(t):
     """A parameter or a gradient: its placement and the part this rank holds of the whole shape."""
+    of = words(en="of", es="de")
     if isinstance(t, DTensor):
-        return f"DTensor {t.placements}, local {tuple(t.to_local().shape)} of {tuple(t.shape)}"
-    return f"Tensor, local {tuple(t.shape)} of {tuple(t.shape)}"
+        return f"DTensor {t.placements}, local {tuple(t.to_local().shape)} {of} {tuple(t.shape)}"
+    return f"Tensor, local {tuple(t.shape)} {of} {tuple(t.shape)}"
 
 
 def holdings(model):
@@ -106,8 +150,8 @@ def bytes_after_adam_step(model):
         return t.numel() * t.element_size()
     params = list(model.parameters())
     state = [t for s in optimizer.state.values() for t in s.values() if torch.is_tensor(t)]
-    return {"parameters": sum(map(size, params)), "gradients": sum(size(p.grad) for p in params),
-            "optimizer state": sum(map(size, state))}
+    return labelled({"parameters": sum(map(size, params)), "gradients": sum(size(p.grad) for p in params),
+                     "optimizer state": sum(map(size, state))})
 
 
 def computations(prof):

@@ -4,7 +4,8 @@ Run it yourself: `torchrun --nproc-per-node 2 -m snippets.distributed.pipeline`
 """
 
 from hood.capture.common import all_within
-from snippets.distributed.observe import bytes_after_adam_step, computations, gloo_calls, holdings, profiled
+from snippets.distributed.observe import (bytes_after_adam_step, computations, gloo_calls, holdings, labelled,
+                                         profiled, said)
 from snippets.distributed.ranks import grads_within, process_group
 from snippets.distributed.workload import local_batch, loss_of, stage_of, two_layers, unsplit_step
 
@@ -26,8 +27,8 @@ def pp_rank(steps=2, n_microbatches=2):
             losses = []  # the last stage appends one loss per micro-batch
             with profiled() as prof:
                 schedule.step(x) if rank == 0 else schedule.step(target=y, losses=losses)  # inputs in, loss out
-            seen[f"step {step}, gloo runs (bytes each)"] = gloo_calls(prof)
-            seen[f"step {step}, computations in order"] = computations(prof)
+            seen[said("step {}, gloo runs (bytes each)", step)] = gloo_calls(prof)
+            seen[said("step {}, computations in order", step)] = computations(prof)
         reference, ref_losses = unsplit_step(x, y, n_microbatches)
         seen["gradients equal the unsplit model's for the mean micro-batch loss, within 1e-4"] = grads_within(
             layers, stage_of(reference, rank), 1e-4)
@@ -35,7 +36,7 @@ def pp_rank(steps=2, n_microbatches=2):
             seen["losses (one per micro-batch)"] = len(losses)
             seen["each loss equals the unsplit model's on the same micro-batch, within 1e-4"] = all_within(
                 zip(losses, ref_losses), 1e-4)
-        return {**seen, **holdings(layers), "bytes held after an Adam step": bytes_after_adam_step(layers)}
+        return labelled({**seen, **holdings(layers), "bytes held after an Adam step": bytes_after_adam_step(layers)})
 # --8<-- [end:body]
 
 

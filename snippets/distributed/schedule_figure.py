@@ -6,6 +6,7 @@ the layout gives every computation one slot and starts it as soon as the stage i
 
 from hood.capture.common import words
 from hood.capture.figure import arrow, box, drawing, figure, text
+from snippets.distributed.observe import said
 
 # --8<-- [start:body]
 
@@ -40,7 +41,7 @@ LABEL_W, SLOT, ROW_H, ROW_GAP, MARGIN = 112, 46, 36, 34, 16
 
 def draw_schedule(results, step=2):
     """Figure: a pipeline `step` as a timeline, a row per rank, idle slots dashed; returns rows and idle counts."""
-    orders = [result[f"step {step}, computations in order"].split() for result in results]
+    orders = [result[said("step {}, computations in order", step)].split() for result in results]
     slot = timeline(orders)
     slots = max(slot.values()) + 1
     width = MARGIN + LABEL_W + slots * SLOT + MARGIN
@@ -56,7 +57,7 @@ def draw_schedule(results, step=2):
     for rank, (result, order) in enumerate(zip(results, orders)):
         y = top + rank * (ROW_H + ROW_GAP)
         parts.append(text(MARGIN, y + 15, f"rank {rank}", "label", "start"))
-        parts.append(text(MARGIN, y + 31, result["stage"], "small", "start"))
+        parts.append(text(MARGIN, y + 31, result[said("stage")], "small", "start"))
         row = ["-"] * slots
         for name in order:
             row[slot[rank, name]] = name

@@ -4,7 +4,7 @@ Run it yourself: `torchrun --nproc-per-node 2 -m snippets.distributed.tensor_par
 """
 
 from hood.capture.common import max_diff
-from snippets.distributed.observe import LocalCalls, bytes_after_adam_step, holdings, observing
+from snippets.distributed.observe import LocalCalls, bytes_after_adam_step, holdings, labelled, observing
 from snippets.distributed.ranks import process_group
 from snippets.distributed.workload import two_layers
 
@@ -29,14 +29,14 @@ def tp_rank():
             loss.backward()
             x_grad = x.grad.clone()  # read inside the region: the all-reduce is asynchronous, its result used
         reference(x_ref := x.detach().clone().requires_grad_()).sum().backward()
-        return {
+        return labelled({
             **holdings(model), **forward, **backward,
             "row-wise layer's local calls (views left out)": local.computed(),
             "bias its addmm adds equals b / 2": local.first("aten.addmm").equal(model[2].bias.to_local() / world),
             "output equals the unsplit block's within 1e-4": max_diff(y, reference(x_ref), 1e-4).within,
             "input gradient equals the unsplit block's within 1e-4": max_diff(x_grad, x_ref.grad, 1e-4).within,
             "bytes held after an Adam step": bytes_after_adam_step(model),
-        }
+        })
 # --8<-- [end:body]
 
 

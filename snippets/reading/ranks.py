@@ -3,6 +3,8 @@
 Run it yourself: `PYTHONPATH=src:. torchrun --nproc-per-node 2 -m snippets.reading.ranks`
 """
 
+from hood.capture.common import words
+
 # --8<-- [start:body]
 import torch
 import torch.distributed as dist
@@ -16,7 +18,9 @@ def all_reduce_rank():
         t = torch.tensor([rank + 1.0])
         before = t.tolist()
         dist.all_reduce(t)  # every rank ends with the sum of every rank's tensor
-        return {"world size": dist.get_world_size(), "before all_reduce": before, "after all_reduce": t.tolist()}
+        return {words(en="world size", es="número de ranks"): dist.get_world_size(),
+                words(en="before all_reduce", es="antes del all_reduce"): before,
+                words(en="after all_reduce", es="después del all_reduce"): t.tolist()}
     finally:
         dist.destroy_process_group()
 # --8<-- [end:body]

@@ -2,9 +2,12 @@
 
 Each rank process gets the environment `torchrun` would give it (`RANK`, `WORLD_SIZE`, `MASTER_ADDR`,
 `MASTER_PORT`, one intra-op thread), calls the rank function and writes what it returns as JSON. Forking, not
-`torchrun`, is what lets a notebook run a rank function defined in one of its own cells; the body below is
-self-contained, so a page's download carries it.
+`torchrun`, is what lets a notebook run a rank function defined in one of its own cells; the body below needs
+torch, the standard library and `words` (from `hood.capture.common`, whose body every page's setup includes
+first), so a page's download carries it.
 """
+
+from hood.capture.common import words
 
 # --8<-- [start:body]
 import faulthandler
@@ -133,12 +136,14 @@ def render_ranks(results):
 def render_distinct_ranks(results):
     """Like `render_ranks`, but a rank whose result equals an earlier rank's is one line.
 
-    That line, `rank N: identical to rank M`, comes from comparing the two results, not from assuming it.
+    That line, `rank N: identical to rank M` (in the page's language), comes from comparing the two results, not
+    from assuming it.
     """
     lines = []
     for rank, result in enumerate(results):
         twin = next((earlier for earlier in range(rank) if results[earlier] == result), None)
-        lines.extend(_rank_lines(rank, result) if twin is None else [f"rank {rank}: identical to rank {twin}"])
+        lines.extend(_rank_lines(rank, result) if twin is None else [
+            words(en=f"rank {rank}: identical to rank {twin}", es=f"rank {rank}: idéntico al rank {twin}")])
     return "\n".join(lines)
 
 

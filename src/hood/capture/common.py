@@ -3,7 +3,8 @@
 - `max_diff`: a floating-point comparison that prints the same on every machine;
 - `key_names`: the names in a dispatch key set;
 - `dispatch_table`: an operator's computed dispatch table, as entries by key;
-- `words` and `localize`: a phrase in every language inside one output, shown in the page's language.
+- `words` and `localize`: a phrase in every language inside one output, shown in the page's language;
+- `decimal` and `grouped`: a number in every language, with its decimal mark or its thousands grouped.
 
 A printed number is a claim. `max_diff` judges the largest difference between two tensors against a fixed
 tolerance that the page states, and refuses to print when the difference sits near that tolerance: the last
@@ -151,6 +152,18 @@ def number(value: float, spec: str, language: str) -> str:
 def decimal(value: float, spec: str = ".2f") -> str:
     """`value` formatted by `spec` in every language (`words`): `0.21` in English, `0,21` in Spanish."""
     return words(**{language: number(value, spec, language) for language in DECIMAL_MARK})
+
+
+THOUSANDS = {"en": (",", 4), "es": ("\u00a0", 5)}
+"""Each language's thousands separator and the fewest digits it groups: 1,024 and 10,240 in English; 1024 but
+10 240 in Spanish, grouped by a no-break space (a line never breaks inside a number)."""
+
+
+def grouped(n: int) -> str:
+    """`n` with its thousands grouped in every language (`words`): `4,202,496` in English, `4 202 496` in Spanish."""
+    def group(separator: str, fewest: int) -> str:
+        return f"{n:,}".replace(",", separator) if len(str(abs(n))) >= fewest else str(n)
+    return words(**{language: group(*rule) for language, rule in THOUSANDS.items()})
 
 
 def widest(text: str) -> int:
