@@ -54,3 +54,10 @@ def mini_project(dest: Path, en: str, es: str | None = None, snippets: dict[str,
     for name in LINKED:
         (dest / name).symlink_to(ROOT / name)
     return dest
+
+
+def english_keys(result: dict) -> dict:
+    """A result whose keys are `words` markers, with its keys as the English page shows them."""
+    from hood.capture.common import localize
+
+    return {localize(str(key), "en"): value for key, value in result.items()}

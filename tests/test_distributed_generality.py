@@ -12,16 +12,11 @@ import torch.nn as nn
 
 from hood.capture import collectives
 from hood.capture.collectives import run_ranks
-from hood.capture.common import localize
 from snippets.distributed.ddp_buckets import buckets_rank
 from snippets.distributed.observe import bytes_after_adam_step, gloo_calls, observing, profiled
 from snippets.distributed.ranks import process_group
 from snippets.distributed.workload import two_layers
-
-
-def english(result: dict) -> dict:
-    """A rank's result with its labels as the English page shows them."""
-    return {localize(str(key), "en"): value for key, value in result.items()}
+from tests.sitekit import english_keys as english
 
 
 def mixed_dtypes_rank() -> dict:

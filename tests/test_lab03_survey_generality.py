@@ -6,6 +6,7 @@ import torch.nn as nn
 
 from hood.capture.collectives import run_ranks
 from snippets.distributed.observe import gloo_calls, observing, profiled
+from tests.sitekit import english_keys as english
 from snippets.distributed.ranks import process_group
 
 
@@ -62,6 +63,7 @@ def _tp_layers_alone():
             with observing("backward") as backward:
                 y.sum().backward()
                 _ = x.grad.clone() if grad else None  # the all-reduce is asynchronous: use its result here
+            forward, backward = english(forward), english(backward)
             seen[name] = {"output": list(y.shape), "forward": forward["forward asks for"],
                           "backward": backward["backward asks for"]}
         return seen
