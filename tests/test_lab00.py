@@ -178,7 +178,7 @@ def test_the_lab_writes_its_report_in_spanish(tmp_path):
     assert not missing and not english, (missing, english)
     assert "\u27e6" not in report
     # the data stays as the run printed it: key names, operators, shapes
-    assert "tensor keys : CPU, ADInplaceOrView, AutogradCPU, AutocastCPU" in report
+    assert "claves del tensor  : CPU, ADInplaceOrView, AutogradCPU, AutocastCPU" in report
     assert "aten::addmm(f32[600] grad, f32[2, 64] grad, f32[64, 600] grad) -> f32[2, 600]" in report
     assert "formas de entrada [[2, 64], [600, 64], [600]] y el backward `AddmmBackward0` con [[2, 600]]" in report
     trace = (tmp_path / "trace.log").read_text().splitlines()
