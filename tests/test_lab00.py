@@ -103,14 +103,14 @@ def test_exercise_2_the_mode_sees_backward_and_which_node_ran_each_op():
     assert [c.op for c in forward] == ["aten::add.Tensor", "aten::sum"]
     # the seed gradient from backward() itself, SumBackward0's expand (a stride-0 view), AddBackward0 with no op,
     # then AccumulateGrad copying that gradient into a new, contiguous x.grad
-    assert [(node, c.op) for node, c in backward] == [
+    assert [(localize(node, "en"), c.op) for node, c in backward] == [
         ("backward(), before any node", "aten::ones_like"),
         ("SumBackward0", "aten::expand"),
         ("AccumulateGrad", "aten::new_empty_strided"),
         ("AccumulateGrad", "aten::copy_"),
     ]
     assert received == {"SumBackward0": (), "AddBackward0": (0, 0), "AccumulateGrad": (0, 0)}
-    assert "| x.grad strides: (3, 1)" in out
+    assert "| x.grad strides: (3, 1)" in localize(out, "en") and "| strides de x.grad: (3, 1)" in localize(out, "es")
     assert "SumBackward0: aten::expand(f32[], [2, 3]) -> f32[2, 3]" in out
 
 
@@ -126,7 +126,8 @@ def test_exercise_3_vmap_runs_batched_ops_once():
 def test_exercise_4_in_and_out_dims():
     out, text = printed(exercises.exercise_4_in_dims_out_dims)
     assert out.shape == (3, 5)
-    assert "same as x * w[:, None]: True" in text
+    assert "same as x * w[:, None]: True" in localize(text, "en")
+    assert "igual que x * w[:, None]: True" in localize(text, "es")
 
 
 REPORT_EN = ("# Lab 00 report: the dispatcher on linear(x, W, b)", ", seed 42.", "## A. Baseline", "## B. Key sets",
@@ -178,7 +179,7 @@ def test_the_lab_writes_its_report_in_spanish(tmp_path):
     assert not missing and not english, (missing, english)
     assert "\u27e6" not in report
     # the data stays as the run printed it: key names, operators, shapes
-    assert "tensor keys : CPU, ADInplaceOrView, AutogradCPU, AutocastCPU" in report
+    assert "claves del tensor  : CPU, ADInplaceOrView, AutogradCPU, AutocastCPU" in report
     assert "aten::addmm(f32[600] grad, f32[2, 64] grad, f32[64, 600] grad) -> f32[2, 600]" in report
     assert "formas de entrada [[2, 64], [600, 64], [600]] y el backward `AddmmBackward0` con [[2, 600]]" in report
     trace = (tmp_path / "trace.log").read_text().splitlines()
@@ -272,5 +273,7 @@ def test_pitfalls_factories_are_logged_and_a_mode_must_return_the_result():
 
 def test_vmap_count_agrees_within_its_tolerance():
     _, out = printed(vmap_count.count_loop_and_vmap)
-    assert "loop over 5 samples: 22 operator calls" in out and "one vmap call: 4 operator calls" in out
+    english = localize(out, "en")
+    assert "loop over 5 samples: 22 operator calls" in english and "one vmap call: 4 operator calls" in english
+    assert "bucle sobre 5 muestras: 22 llamadas a operadores" in localize(out, "es")
     assert "max |diff| < 1e-04" in out

@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils import benchmark as torch_benchmark
 
+from hood.capture.common import localize
 from hood.capture.ops import OpLog
 from hood.capture.tables import table_rows
 from hood.stdout import printed
@@ -59,7 +60,8 @@ def test_drill_profiler_stacks_are_empty_and_a_mode_finds_the_caller():
     assert [f.name for f in caller][-2:] == ["profile_drill", "training_step"]
     assert caller[-1].line == "F.linear(x, W, b).sum().backward()"
     _, out = printed(drill.profile_drill, 2)
-    assert "with_stack=True: 0 of 2 aten::addmm events carry a stack" in out
+    assert "with_stack=True: 0 of 2 aten::addmm events carry a stack" in localize(out, "en")
+    assert "with_stack=True: 0 de 2 eventos aten::addmm llevan pila" in localize(out, "es")
 
 
 def test_without_clearing_grad_later_steps_accumulate():
@@ -108,7 +110,8 @@ def test_the_last_block_writes_the_deliverables_from_the_learners_functions(tmp_
     paths, out = printed(run.write_lab00, tmp_path)
     assert sorted(p.name for p in paths) == ["REPORT.md", "manifest.json", "trace.log"]
     assert "trace.log:\naten::t(f32[600, 64] grad) -> f32[64, 600]\naten::addmm(" in out
-    assert "manifest.json: lab lab00, torch 2.13.0, seed 42" in out
+    assert "manifest.json: lab lab00, torch 2.13.0, seed 42" in localize(out, "en")
+    assert "manifest.json: lab lab00, torch 2.13.0, semilla 42" in localize(out, "es")
     meta = json.loads((tmp_path / "manifest.json").read_text())
     assert meta["lab"] == "lab00" and meta["seed"] == 42 and meta["code_sha256"]
     # the body finds the parts by name when it runs: a learner's own function replaces the reference one

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from hood.capture.common import localize
 from hood.capture.tables import YOUR_CODE
 from hood.stdout import printed
 from snippets.dispatcher import contexts as context_snippets
@@ -38,7 +39,7 @@ def test_dense_cpu_tensors_share_four_keys_whatever_dtype_or_grad():
 
 @pytest.fixture(scope="module")
 def contexts():
-    return {v.label: v for v in quiet(context_snippets.context_key_sets)}
+    return {localize(v.label, "en"): v for v in quiet(context_snippets.context_key_sets)}
 
 
 def test_tensor_keys_change_only_inside_vmap(contexts):
@@ -137,8 +138,13 @@ def test_walks_in_contexts():
 
 def test_registration_adds_a_cpu_row():
     (before, after, result), out = printed(registration.register_and_show)
-    # each table starts its own Markdown block: a blank line between the label and the table
-    assert "after define(), before impl():\n\n| " in out and "'CPU'):\n\n| " in out
+    # one Markdown table, a column before impl() and one after, then the call's result in code spans
+    header = localize(out, "en").splitlines()[0]
+    assert header == "| key | after `define()`, before `impl()` | after `impl('scale', scale_cpu, 'CPU')` |"
+    assert localize(out, "es").splitlines()[0] == (
+        "| clave | tras `define()`, antes de `impl()` | tras `impl('scale', scale_cpu, 'CPU')` |")
+    assert "| `CPU` | - | kernel · `" in out
+    assert out.endswith("\n\n`torch.ops.hood_demo.scale(torch.ones(3), 2.5)` = `[2.5, 2.5, 2.5]`\n")
     assert "CPU" not in before
     assert after["CPU"].kind == "kernel" and not after["CPU"].fallthrough
     assert after["CPU"].source == YOUR_CODE  # registered from code outside torch: its file is not named

@@ -9,6 +9,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
+from hood.capture.common import localize
 from hood.capture.dispatch import recording_dispatch
 from hood.capture.ops import OpLog
 from hood.stdout import printed
@@ -121,7 +122,8 @@ def test_autocast_casts_float16_too_and_leaves_float64():
 
     casts, out = printed(autocast_dtypes.autocast_by_dtype)
     assert casts == {"torch.float32": 3, "torch.float16": 3, "torch.float64": 0}
-    assert "torch.float64  inputs: 0 _to_copy, addmm -> f64[2, 600]" in out
+    assert "torch.float64  inputs: 0 _to_copy, addmm -> f64[2, 600]" in localize(out, "en")
+    assert "torch.float64  entradas: 0 _to_copy, addmm -> f64[2, 600]" in localize(out, "es")
 
 
 def test_contiguous_3d_operand_is_viewed_as_one_matrix_and_version_bumps():
@@ -132,4 +134,5 @@ def test_contiguous_3d_operand_is_viewed_as_one_matrix_and_version_bumps():
     assert log.calls[0].op == "aten::view" and log.calls[0].out == "f32[6, 64]"
     assert log.calls[1].op == "aten::mm" and log.calls[1].out == "f32[6, 600]"
     _, out = printed(predict.inplace_start_key)
-    assert "starts at ADInplaceOrView (ADInplaceOrView kernel); y._version = 1" in out
+    assert "starts at ADInplaceOrView (ADInplaceOrView kernel); y._version = 1" in localize(out, "en")
+    assert "empieza en ADInplaceOrView (kernel ADInplaceOrView); y._version = 1" in localize(out, "es")

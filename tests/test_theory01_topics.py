@@ -2,6 +2,7 @@
 
 import torch
 
+from hood.capture.common import localize
 from hood.capture.tables import YOUR_CODE
 from hood.stdout import printed
 from snippets.dispatcher import (
@@ -29,7 +30,8 @@ def test_priority_order_of_cuda_keys_is_the_same():
 def test_inference_mode_excludes_the_three_autograd_keys():
     excluded, out = printed(inference_keys.inference_mode_exclusions)
     assert excluded == {"AutogradFunctionality": True, "AutogradOther": True, "AutogradNestedTensor": True}
-    assert "AutogradFunctionality  excluded: True  prints as DispatchKeySet()\n" in out
+    assert "AutogradFunctionality  excluded: True  prints as DispatchKeySet()\n" in localize(out, "en")
+    assert "AutogradFunctionality  excluida: True  se imprime como DispatchKeySet()\n" in localize(out, "es")
 
 
 def test_only_other_and_nested_print_in_the_exclude_set():
@@ -80,6 +82,7 @@ def test_half_linear_casts_nothing():
 
 def test_override_is_restored_and_leaks_nothing():
     rows, result, calls = quiet(override.override_add)
+    rows = {localize(when, "en").strip(): row for when, row in rows.items()}
     assert rows["before"] == rows["restored"] == "kernel · RegisterCPU_0.cpp"
     assert rows["overridden"] == f"kernel · {YOUR_CODE}"  # code outside torch called impl
     assert result == [2.0, 2.0, 2.0] and len(calls) == 1

@@ -1,5 +1,6 @@
 """Theory 01: the casts autocast inserts, and its cast cache."""
 
+from hood.capture.common import words
 from hood.capture.ops import OpLog, render_calls
 from snippets.running_example import running_example
 
@@ -13,7 +14,7 @@ def autocast_casts():
     x, W, b = running_example()
     logs = []
     with torch.autocast("cpu", dtype=torch.bfloat16):
-        for call in ("first call", "second call"):
+        for call in (words(en="first call", es="primera llamada"), words(en="second call", es="segunda llamada")):
             with OpLog() as log:
                 F.linear(x, W, b)
             logs.append(log.calls)

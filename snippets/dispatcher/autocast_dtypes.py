@@ -1,5 +1,6 @@
 """Theory 01: what a bfloat16 autocast region casts, by input dtype: float16 too, float64 not."""
 
+from hood.capture.common import words
 from hood.capture.ops import OpLog
 from snippets.running_example import running_example
 
@@ -16,6 +17,7 @@ def autocast_by_dtype():
         with torch.autocast("cpu", dtype=torch.bfloat16), OpLog() as log:
             F.linear(x, W, b)
         casts[str(dtype)] = log.names.count("aten::_to_copy")
-        print(f"{str(dtype):<14} inputs: {casts[str(dtype)]} _to_copy, addmm -> {log.calls[-1].out}")
+        print(f"{str(dtype):<14}", words(en="inputs:", es="entradas:"),
+              f"{casts[str(dtype)]} _to_copy, addmm -> {log.calls[-1].out}")
     return casts
 # --8<-- [end:body]

@@ -1,5 +1,6 @@
 """Theory 01: under inference_mode a dispatch mode does see aten::linear and aten::matmul."""
 
+from hood.capture.common import words
 from hood.capture.ops import OpLog
 from snippets.running_example import running_example
 
@@ -20,6 +21,7 @@ def composites_under_inference_mode():
         with context(), OpLog() as matmul:
             torch.matmul(x, Wt)
         seen[label] = (linear.names, matmul.names)
-        print(f"{label:<23} F.linear -> {', '.join(linear.names):<24} torch.matmul -> {', '.join(matmul.names)}")
+        shown = words(en=f"{label:<23}", es=f"{'sin contexto' if label == 'no context' else label:<23}")
+        print(f"{shown} F.linear -> {', '.join(linear.names):<24} torch.matmul -> {', '.join(matmul.names)}")
     return seen
 # --8<-- [end:body]

@@ -1,5 +1,6 @@
 """Theory 01: one tensor under each context; the thread-local sets change, the tensor's keys do not."""
 
+from hood.capture.common import words
 from hood.capture.keys import key_view, render_key_views
 from snippets.running_example import running_example
 
@@ -10,7 +11,7 @@ import torch
 def context_key_sets():
     """The same tensor under each context: the thread-local sets change, the tensor's keys do not."""
     x, W, b = running_example()
-    views = [key_view("no context", x)]
+    views = [key_view(words(en="no context", es="sin contexto"), x)]
     with torch.no_grad():
         views.append(key_view("torch.no_grad()", x))
     with torch.inference_mode():
@@ -19,7 +20,8 @@ def context_key_sets():
         views.append(key_view("torch.autocast('cpu', dtype=torch.bfloat16)", x))
 
     def look_inside_vmap(row):
-        views.append(key_view("inside torch.vmap (one row of x)", row))
+        label = words(en="inside torch.vmap (one row of x)", es="dentro de torch.vmap (una fila de x)")
+        views.append(key_view(label, row))
         return row
 
     torch.vmap(look_inside_vmap)(x)

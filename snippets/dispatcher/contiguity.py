@@ -1,5 +1,6 @@
 """Theory 01: when contiguity matters: view(), reshape() and addmm on a transposed W."""
 
+from hood.capture.common import words
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -15,12 +16,13 @@ def when_contiguity_matters():
         view_error = None
     except RuntimeError as error:
         view_error = str(error)
-    print(f"W.t().view(-1) raises: {view_error}")
+    print("W.t().view(-1)", words(en="raises:", es="lanza:"), view_error)
     flat = Wt.reshape(-1)
     shares = flat.untyped_storage().data_ptr() == W.untyped_storage().data_ptr()
-    print(f"W.t().reshape(-1) shares W's storage: {shares}")
+    print("W.t().reshape(-1)", words(en="shares W's storage:", es="comparte el almacenamiento de W:"), shares)
     y = torch.addmm(b.detach(), x.detach(), Wt)
-    print(f"addmm(b, x, W.t()) with a non-contiguous W.t(): shape {tuple(y.shape)}, "
-          f"contiguous output {y.is_contiguous()}")
+    shape, contiguous = tuple(y.shape), y.is_contiguous()
+    print("addmm(b, x, W.t())", words(en=f"with a non-contiguous W.t(): shape {shape}, contiguous output {contiguous}",
+                                      es=f"con una W.t() no contigua: forma {shape}, salida contigua {contiguous}"))
     return view_error, shares, y
 # --8<-- [end:body]

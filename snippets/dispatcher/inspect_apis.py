@@ -1,5 +1,7 @@
 """Theory 01: two inspection calls that older tutorials use, as torch 2.13.0 really answers them."""
 
+from hood.capture.common import words
+
 # --8<-- [start:body]
 import torch
 
@@ -11,7 +13,8 @@ def inspection_calls():
     for name, present in exists.items():
         print(f"hasattr(torch._C, {name!r}): {present}")
     tables = {op: torch._C._dispatch_dump_table(op) for op in ("aten::add", "aten::add.Tensor")}
-    print(f"_dispatch_dump_table('aten::add') returns {tables['aten::add']!r}")
-    print(f"_dispatch_dump_table('aten::add.Tensor') returns {len(tables['aten::add.Tensor'].splitlines())} lines")
+    lines = len(tables["aten::add.Tensor"].splitlines())
+    print("_dispatch_dump_table('aten::add')", words(en="returns", es="devuelve"), repr(tables["aten::add"]))
+    print("_dispatch_dump_table('aten::add.Tensor')", words(en=f"returns {lines} lines", es=f"devuelve {lines} líneas"))
     return exists, tables
 # --8<-- [end:body]

@@ -1,5 +1,6 @@
 """Theory 01: what a dispatch mode sees of torch.matmul, @ and F.linear (never the composite operators)."""
 
+from hood.capture.common import words
 from hood.capture.ops import OpLog
 from hood.capture.tables import table_rows
 from snippets.running_example import running_example
@@ -24,12 +25,13 @@ def matmul_ops():
         "F.linear(x, W, b)": lambda: F.linear(x, W, b),
     }
     row = table_rows("aten::matmul", ("AutogradCPU",))[0]
-    print(f"aten::matmul at AutogradCPU: {row.kind} · {row.source}")
+    print("aten::matmul", words(en="at", es="en"), f"AutogradCPU: {row.kind} · {row.source}")
     seen = {}
     for label, call in calls.items():
         with OpLog() as log:
             call()
         seen[label] = log.names
-        print(f"{label:<46} -> {', '.join(seen[label])}")
+        spanish = label.replace(" strides ", " con strides ")  # the rest of a label is code
+        print(words(en=f"{label:<46}", es=f"{spanish:<49}"), "->", ", ".join(seen[label]))
     return row, seen
 # --8<-- [end:body]

@@ -1,5 +1,6 @@
 """Theory 01, check yourself: two outputs the page has not shown, for the reader to predict."""
 
+from hood.capture.common import words
 from hood.capture.dispatch import recording_dispatch
 from hood.capture.ops import OpLog
 from snippets.running_example import running_example
@@ -14,7 +15,9 @@ def inplace_start_key():
     with torch.inference_mode(), recording_dispatch() as steps:
         y.add_(1)
     first = next(s for s in steps if s.op == "aten.add_.Tensor")
-    print(f"y.add_(1) under inference_mode starts at {first.key} ({first.kernel} kernel); y._version = {y._version}")
+    print("y.add_(1)", words(en=f"under inference_mode starts at {first.key} ({first.kernel} kernel);",
+                             es=f"dentro de inference_mode empieza en {first.key} (kernel {first.kernel});"),
+          f"y._version = {y._version}")
     return first.key
 # --8<-- [end:inplace]
 
@@ -28,6 +31,8 @@ def matmul_vector_ops():
     v, Wt = x[0].detach(), W.detach().t()
     with OpLog() as log:
         torch.matmul(v, Wt)
-    print(f"torch.matmul(v, Wt), v of shape {tuple(v.shape)}: {len(log.names)} operators, {', '.join(log.names)}")
+    n, shape = len(log.names), tuple(v.shape)
+    said = words(en=f"v of shape {shape}: {n} operators,", es=f"v de forma {shape}: {n} operadores,")
+    print("torch.matmul(v, Wt),", said, ", ".join(log.names))
     return len(log.names)
 # --8<-- [end:vector]

@@ -1,6 +1,6 @@
 """Theory 01: the priority order of the keys a call can meet, read from a real DispatchKeySet."""
 
-from hood.capture.common import key_names
+from hood.capture.common import key_names, words
 
 # --8<-- [start:body]
 import torch
@@ -17,6 +17,6 @@ def key_priority(names=CPU_CALL_KEYS):
         key_set = key_set | torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, name))
     order = list(reversed(key_names(key_set)))
     print(key_set)
-    print("first to last:", " -> ".join(order))
+    print(words(en="first to last:", es="de la primera a la última:"), " -> ".join(order))
     return order
 # --8<-- [end:body]

@@ -1,5 +1,7 @@
 """Theory 01: TORCH_SHOW_DISPATCH_TRACE=1 in a fresh process of the release wheel."""
 
+from hood.capture.common import words
+
 # --8<-- [start:body]
 import subprocess
 import sys
@@ -13,7 +15,7 @@ def dispatch_trace_env():
     run = subprocess.run([sys.executable, "-W", "ignore", "-c", code], env=env, capture_output=True, text=True,
                          timeout=120)
     printed = run.stdout + run.stderr
-    print(f"exit code: {run.returncode}")
-    print(f"characters printed: {len(printed)}")
+    print(words(en="exit code:", es="código de salida:"), run.returncode)
+    print(words(en="characters printed:", es="caracteres impresos:"), len(printed))
     return printed
 # --8<-- [end:body]

@@ -1,5 +1,6 @@
 """Lab 00, benchmark discipline: time F.linear with torch.utils.benchmark, not a bare clock loop."""
 
+from hood.capture.common import decimal, words
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -17,6 +18,8 @@ def benchmark_linear(batch_sizes=(2, 64, 256)):
         timer = benchmark.Timer(stmt="F.linear(x, W, b)", globals={"F": F, "x": xn, "W": W, "b": b},
                                 num_threads=torch.get_num_threads(), label="F.linear", sub_label=f"batch {n}")
         results[n] = timer.blocked_autorange(min_run_time=0.3)
-        print(f"batch {n:>4}: median {results[n].median * 1e6:8.1f} us over {len(results[n].times)} blocks")
+        blocks = len(results[n].times)
+        print(words(en=f"batch {n:>4}: median", es=f"lote {n:>4}: mediana"), decimal(results[n].median * 1e6, "8.1f"),
+              words(en=f"us over {blocks} blocks", es=f"µs en {blocks} bloques"))
     return results
 # --8<-- [end:body]

@@ -1,5 +1,6 @@
 """Lab 00, the profiler drill: which operators take the time, and which Python line called the first addmm."""
 
+from hood.capture.common import decimal, words
 from hood.capture.profile import hot_ops, op_rows
 from snippets.running_example import running_example
 
@@ -41,16 +42,21 @@ def profile_drill(steps: int = 20):
             training_step(x, W, b)
     rows = op_rows(prof)
     hot = hot_ops(rows, threshold=0.05)
-    print(f"{len(rows)} operator rows over {steps} steps; above 5 % of self CPU time:")
+    print(words(en=f"{len(rows)} operator rows over {steps} steps; above 5 % of self CPU time:",
+                es=f"{len(rows)} filas de operadores en {steps} pasos; por encima del 5 % del tiempo propio de CPU:"))
     for name, share in hot:
-        print(f"  {share:6.1%}  {name}")
+        print(f"  {decimal(share * 100, '5.1f')}{words(en='%', es=' %')}  {name}")
     addmm = [e for e in prof.events() if e.name == "aten::addmm"]
-    print(f"\nwith_stack=True: {sum(1 for e in addmm if e.stack)} of {len(addmm)} aten::addmm events carry a stack")
+    stacked = sum(1 for e in addmm if e.stack)
+    print("\nwith_stack=True:", words(en=f"{stacked} of {len(addmm)} aten::addmm events carry a stack",
+                                    es=f"{stacked} de {len(addmm)} eventos aten::addmm llevan pila"))
     with FirstCaller("aten::addmm") as mode:
         training_step(x, W, b)
     mine = [f for f in mode.stack if "/torch/" not in f.filename.replace("\\", "/")]
-    print("what called the first aten::addmm (a dispatch mode with traceback, innermost last):")
+    print(words(en="what called the first aten::addmm (a dispatch mode with traceback, innermost last):",
+                es="qué llamó al primer aten::addmm "
+                   "(un modo de dispatch con traceback, el marco más interno al final):"))
     for frame in mine[-3:]:
-        print(f"  {frame.name}: {frame.line or '(line ' + str(frame.lineno) + ')'}")
+        print(f"  {frame.name}: {frame.line or words(en=f'(line {frame.lineno})', es=f'(línea {frame.lineno})')}")
     return rows, hot, mine
 # --8<-- [end:body]

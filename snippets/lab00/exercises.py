@@ -1,6 +1,6 @@
 """Lab 00, exercises with executed solutions: tables per device, backward under a mode, vmap under a mode."""
 
-from hood.capture.common import max_diff
+from hood.capture.common import max_diff, words
 from hood.capture.ops import OpLog, render_calls
 from hood.capture.tables import render_tables, table_rows
 
@@ -49,15 +49,17 @@ def exercise_2_backward_under_a_mode():
 
     def ran_by(i):
         inside = [name for name, (start, end) in spans.items() if start <= i < end]
-        return inside[0] if inside else "backward(), before any node"
+        return inside[0] if inside else words(en="backward(), before any node", es="backward(), antes de ningún nodo")
 
     backward = [(ran_by(i), log.calls[i]) for i in range(forward, len(log.calls))]
-    print(f"forward: {forward} ops, backward: {len(backward)} ops")
+    print(words(en=f"forward: {forward} ops, backward: {len(backward)} ops",
+                es=f"forward: {forward} operadores, backward: {len(backward)} operadores"))
     print(render_calls(log.calls[:forward]))
     for name, call in backward:
         print(f"{name}: {render_calls([call])}")
     strides = ", ".join(f"{name} {stride}" for name, stride in received.items())
-    print(f"gradient strides received: {strides} | x.grad strides: {x.grad.stride()}")
+    print(words(en=f"gradient strides received: {strides} | x.grad strides: {x.grad.stride()}",
+                es=f"strides del gradiente entrante: {strides} | strides de x.grad: {x.grad.stride()}"))
     return log.calls[:forward], backward, received
 # --8<-- [end:exercise_2]
 
@@ -74,7 +76,9 @@ def exercise_3_vmap_under_a_mode():
     looped = torch.stack([per_sample(row) for row in batch])
     with OpLog() as log:
         vmapped = torch.vmap(per_sample)(batch)
-    print(f"loop and vmap agree within 1e-3: {max_diff(looped, vmapped, 1e-3).within}")
+    agree = words(en="loop and vmap agree within 1e-3:",
+                  es="el bucle y vmap coinciden con una diferencia menor que 1e-3:")
+    print(agree, max_diff(looped, vmapped, 1e-3).within)
     print(render_calls(log.calls))
     return looped, vmapped, log.calls
 # --8<-- [end:exercise_3]
@@ -88,6 +92,6 @@ def exercise_4_in_dims_out_dims():
     f = torch.vmap(lambda col, weight: col * weight, in_dims=(1, None), out_dims=1)
     out = f(x, w)
     print(f"x {tuple(x.shape)}, w {tuple(w.shape)} -> out {tuple(out.shape)}")
-    print(f"same as x * w[:, None]: {torch.equal(out, x * w[:, None])}")
+    print(words(en="same as x * w[:, None]:", es="igual que x * w[:, None]:"), torch.equal(out, x * w[:, None]))
     return out
 # --8<-- [end:exercise_4]

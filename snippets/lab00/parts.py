@@ -47,7 +47,7 @@ def part_b_key_sets():
     views = [key_view("x (requires_grad=True)", x), key_view("x.detach() (requires_grad=False)", x.detach()),
              key_view("torch.empty(1, dtype=torch.float16)", torch.empty(1, dtype=torch.float16))]
     with torch.no_grad():
-        views.append(key_view("x under torch.no_grad()", x))
+        views.append(key_view("x " + words(en="under", es="dentro de") + " torch.no_grad()", x))
     print(f"hasattr(x, '_dispatch_key_set'): {hasattr(x, '_dispatch_key_set')}")
     print(render_key_views(views, show_tls=False))
     return views
@@ -146,7 +146,7 @@ def stretch_fp16():
     """Stretch: the same call in float16 (no grad, to keep the trace short)."""
     x, W, b = (t.detach().half() for t in running_example(SEED))
     calls = log_ops(lambda: F.linear(x, W, b))
-    print(f"output dtype: {F.linear(x, W, b).dtype}")
+    print(words(en="output dtype:", es="dtype de la salida:"), F.linear(x, W, b).dtype)
     return calls
 # --8<-- [end:stretch_fp16]
 

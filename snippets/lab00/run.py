@@ -60,7 +60,8 @@ def write_lab00(out=None) -> list:
     paths = write_deliverables(out or deliverables_folder("lab00"), files, meta)
     print(words(en="written:", es="escritos:"), ", ".join(path.name for path in paths))
     print(f"trace.log:\n{files['trace.log'].rstrip()}")
-    print(f"manifest.json: lab {meta['lab']}, torch {meta['torch'].split('+')[0]}, seed {meta['seed']}")
+    print(f"manifest.json: lab {meta['lab']}, torch {meta['torch'].split('+')[0]},",
+          words(en="seed", es="semilla"), meta["seed"])
     return paths
 # --8<-- [end:body]
 

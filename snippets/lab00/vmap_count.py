@@ -1,6 +1,6 @@
 """Lab 00, vmap or a loop: the operator calls a Python loop over samples makes, and those of one vmap call."""
 
-from hood.capture.common import max_diff
+from hood.capture.common import max_diff, words
 from hood.capture.ops import OpLog
 
 # --8<-- [start:body]
@@ -15,8 +15,12 @@ def count_loop_and_vmap(samples=5):
         looped = torch.stack([f(row) for row in batch])
     with OpLog() as vmapped:
         batched = torch.vmap(f)(batch)
-    print(f"loop over {samples} samples: {len(loop.calls)} operator calls, {loop.names[:5]} ...")
-    print(f"one vmap call: {len(vmapped.calls)} operator calls, {vmapped.names}")
-    print(f"loop and vmap agree: max |diff| {max_diff(looped, batched, 1e-4)}")
+    n, m = len(loop.calls), len(vmapped.calls)
+    print(words(en=f"loop over {samples} samples: {n} operator calls,",
+                es=f"bucle sobre {samples} muestras: {n} llamadas a operadores,"), loop.names[:5], "...")
+    print(words(en=f"one vmap call: {m} operator calls,", es=f"una llamada a vmap: {m} llamadas a operadores,"),
+          vmapped.names)
+    agree = words(en="loop and vmap agree:", es="el bucle y vmap coinciden:")
+    print(agree, "max |diff|", max_diff(looped, batched, 1e-4))
     return loop.calls, vmapped.calls
 # --8<-- [end:body]

@@ -1,5 +1,7 @@
 """Lab 00, vmap or a loop: the dispatch key vmap adds to the tensor a per-sample function receives."""
 
+from hood.capture.common import words
+
 # --8<-- [start:body]
 import torch
 
@@ -15,6 +17,7 @@ def keys_inside_vmap():
     batch = torch.randn(5, 4)
     per_sample(batch[0])
     torch.vmap(per_sample)(batch)
-    print(f"called directly: {seen[0]}\ninside vmap:     {seen[1]}")
+    print(words(en="called directly: ", es="llamada directa: ") + str(seen[0]))
+    print(words(en="inside vmap:     ", es="dentro de vmap:  ") + str(seen[1]))
     return seen
 # --8<-- [end:body]

@@ -3,7 +3,7 @@
 Torch and the standard library only: a page includes `hood/capture/common.py:body`, then this module's body.
 """
 
-from hood.capture.common import key_names
+from hood.capture.common import key_names, words
 
 # --8<-- [start:body]
 from dataclasses import dataclass
@@ -59,17 +59,32 @@ def key_view(label: str, tensor: torch.Tensor) -> KeyView:
     )
 
 
+KEY_LABELS = {  # the five labels of a key view, in each language
+    "en": ("tensor keys", "tls include", "tls exclude", "effective", "fires first"),
+    "es": ("claves del tensor", "inclusión del hilo", "exclusión del hilo", "conjunto efectivo", "actúa primero"),
+}
+
+
+def key_labels() -> list[str]:
+    """The five labels in every language, each padded to its language's longest label so that the colons align."""
+    padded = {language: [f"{label:<{max(map(len, labels))}}" for label in labels]
+              for language, labels in KEY_LABELS.items()}
+    return [words(**{language: padded[language][i] for language in padded}) for i in range(len(padded["en"]))]
+
+
 def render_key_views(views: list[KeyView], *, show_tls: bool = True) -> str:
     """One paragraph per view: the tensor's keys, the thread-local sets, the key that fires first."""
+    tensor, include, exclude, effective, first = key_labels()
     blocks = []
     for v in views:
-        lines = [v.label, f"  tensor keys : {', '.join(v.tensor)}"]
+        lines = [v.label, f"  {tensor} : {', '.join(v.tensor)}"]
         if show_tls:
             autocast = [k for k in v.exclude if k.startswith("Autocast")]
             other = [k for k in v.exclude if not k.startswith("Autocast")]
-            excluded = other + ([f"{len(autocast)} Autocast* keys"] if autocast else [])
-            lines += [f"  tls include : {', '.join(v.include) or '-'}", f"  tls exclude : {', '.join(excluded) or '-'}"]
-        lines += [f"  effective   : {', '.join(v.effective)}", f"  fires first : {v.first}"]
+            n = len(autocast)
+            excluded = other + ([words(en=f"{n} Autocast* keys", es=f"{n} claves Autocast*")] if autocast else [])
+            lines += [f"  {include} : {', '.join(v.include) or '-'}", f"  {exclude} : {', '.join(excluded) or '-'}"]
+        lines += [f"  {effective} : {', '.join(v.effective)}", f"  {first} : {v.first}"]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 # --8<-- [end:body]

@@ -56,9 +56,9 @@ def slot(op: str, key: str) -> str:
     return f"{row.kind} · {row.source}"
 
 
-def render_tables(ops: list[str], keys: tuple[str, ...] = KEYS) -> str:
-    """A Markdown table: one row per key, one column per operator, each cell `kind · file`."""
-    cells = {op: {row.key: row for row in table_rows(op, keys)} for op in ops}
+def render_columns(columns: dict[str, list[Row]], keys: tuple[str, ...] = KEYS) -> str:
+    """A Markdown table: one row per key, one column per heading (its rows), each cell `kind · file`."""
+    cells = {heading: {row.key: row for row in rows} for heading, rows in columns.items()}
 
     def cell(row: Row | None) -> str:
         if row is None:
@@ -66,7 +66,12 @@ def render_tables(ops: list[str], keys: tuple[str, ...] = KEYS) -> str:
         kind = f"fallthrough {row.kind}" if row.fallthrough else row.kind
         return f"{kind} · `{row.source}`"
 
-    lines = [f"| {KEY_HEADER} | " + " | ".join(f"`{op}`" for op in ops) + " |", "|---" * (len(ops) + 1) + "|"]
-    lines += [f"| `{key}` | " + " | ".join(cell(cells[op].get(key)) for op in ops) + " |" for key in keys]
+    lines = [f"| {KEY_HEADER} | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    lines += [f"| `{key}` | " + " | ".join(cell(cells[h].get(key)) for h in columns) + " |" for key in keys]
     return "\n".join(lines)
+
+
+def render_tables(ops: list[str], keys: tuple[str, ...] = KEYS) -> str:
+    """A Markdown table: one row per key, one column per operator, each cell `kind · file`."""
+    return render_columns({f"`{op}`": table_rows(op, keys) for op in ops}, keys)
 # --8<-- [end:body]

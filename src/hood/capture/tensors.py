@@ -1,8 +1,11 @@
 """A tensor's layout: sizes, strides, storage offset, and which storage it shares.
 
-Self-contained (torch and the standard library only).
+Torch and the standard library only: a page includes `hood/capture/common.py:body`, then this module's body.
 """
 
+from hood.capture.common import words
+
+# --8<-- [start:body]
 from dataclasses import dataclass
 
 import torch
@@ -45,6 +48,8 @@ def render_layouts(layouts: list[Layout]) -> str:
         lines.append(
             f"{lay.name:<{width}}  shape={list(lay.shape)!s:<10} stride={list(lay.stride)!s:<9} "
             f"offset={lay.offset:<3} contiguous={lay.contiguous!s:<5}  storage_ptr={lay.storage}  "
-            + (f"same storage as {first.name}" if shared else "own storage")
+            + (words(en=f"same storage as {first.name}", es=f"mismo almacenamiento que {first.name}") if shared
+               else words(en="own storage", es="almacenamiento propio"))
         )
     return "\n".join(lines)
+# --8<-- [end:body]
