@@ -71,6 +71,11 @@ def test_a_difference_naming_only_cuda_comes_from_the_build():
     assert lens.origin("assert_size_stride(a, 'input')\n", "assert_size_stride(a)\n") == "release"
 
 
+def test_a_difference_naming_cuda_on_some_lines_only_comes_from_both():
+    """The version line: `+cpu` on the pin's side, `+cu130` on the release's."""
+    assert lens.origin("torch: 2.13.0+cpu\n", "torch: 2.12.1+cu130\n") == "both"
+
+
 def test_a_release_page_counts_the_unchanged_blocks_and_explains_each_change(tmp_path):
     project = mini_project(tmp_path / "mini", PAGE + "\n## What changes {#what-changes}\n\n<!-- lens: 9.9.9 -->\n",
                            snippets=SNIPPETS)

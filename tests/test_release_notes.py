@@ -1,9 +1,27 @@
-"""What the release notes under traces/lens/ say about the pinned torch, checked on the pinned torch."""
+"""What the release notes under traces/lens/ say about the pinned torch, checked on the pinned torch; and that each
+difference's label (release, build or both) agrees with the lines its diff changes."""
 
+import contextlib
+import io
 import re
 from collections import Counter
+from pathlib import Path
 
+import pytest
+import torch
+
+from hood.capture.compile import inductor_output
+from hood.engine import lens
+from hood.engine.traces import trace_body, without_header
 from snippets.compile.guards import guards_of_head
+from snippets.compile.heads import head
+
+ROOT = Path(__file__).resolve().parents[1]
+RELEASES = {r.release: r for r in lens.load(ROOT / "traces" / lens.LENS_DIR)}
+
+
+def _pinned(entry: lens.LensEntry) -> str:
+    return trace_body(ROOT / "traces" / entry.page.removesuffix(".md") / f"{entry.block_id}.txt") or ""
 
 
 def test_the_head_has_five_dynamic_marking_guards_per_tensor_not_one_per_dimension():
@@ -12,3 +30,88 @@ def test_the_head_has_five_dynamic_marking_guards_per_tensor_not_one_per_dimensi
     tensors = Counter(re.match(r"hasattr\(L\['(\w+)'\]", code)[1] for code in marking)
     assert tensors == {"W": 5, "b": 5, "x": 5}  # b has one dimension, W and x two: not one guard per dimension
     assert all(re.fullmatch(r"hasattr\(L\['\w+'\], '_dynamo_\w+_indices'\) == False", code) for code in marking)
+
+
+def _guard_objects(manager):
+    yield from manager.get_leaf_guards()
+    for child in manager.get_child_managers():
+        yield from _guard_objects(child)
+
+
+def test_the_head_has_17_guards_checking_29_conditions_which_the_output_counts(capsys):
+    """2.13.0 builds as many guard objects as 2.12.1 (17): three DIMENSION_DYNAMIC_MARKING_GUARD, one per tensor,
+    of five conditions each, and no NO_HASATTR. render_guards' "N guards" counts the conditions (code parts)."""
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    guards_of_head()
+    assert "compiled version 0/0: 29 guards" in capsys.readouterr().out
+    (entry,) = _debug_get_cache_entry_list(head)
+    guards = list(_guard_objects(entry.guard_manager.root))
+    assert (len(guards), sum(len(g.verbose_code_parts()) for g in guards)) == (17, 29)
+    kinds = Counter(type(g).__name__ for g in guards)
+    assert kinds["DIMENSION_DYNAMIC_MARKING_GUARD"] == 3 and "NO_HASATTR" not in kinds
+    assert [len(g.verbose_code_parts()) for g in guards if type(g).__name__ == "DIMENSION_DYNAMIC_MARKING_GUARD"] == [
+        5, 5, 5]
+
+
+def test_the_in_place_error_prints_the_nodes_name_without_backward():
+    """Not the operator's name: aten::max's node MaxBackward1 is printed Max1."""
+    h = torch.rand(2, 3, requires_grad=True).max()
+    assert type(h.grad_fn).__name__ == "MaxBackward1"
+    h.add_(1)
+    with pytest.raises(RuntimeError, match="output 0 of Max1, is at version 1"):
+        h.backward()
+
+
+def test_add_has_95_rows_on_the_cpu_build_missing_two_cuda_keys_and_named():
+    """2.12.1's CUDA wheel prints 98 rows: the two CUDA keys the CPU build lacks, and a Named row 2.13.0 dropped."""
+    rows = {line.split(":")[0] for line in torch._C._dispatch_dump_table("aten::add.Tensor").splitlines()}
+    assert len(rows) == 95
+    assert {k for k in torch._C.DispatchKey.__members__ if "CUDA" in k} - rows == {"SparseCUDA", "NestedTensorCUDA"}
+    assert "Named" not in rows and "Named" not in torch._C.DispatchKey.__members__
+
+
+def test_each_difference_is_labelled_by_the_lines_it_changes():
+    """A difference is `build` when every changed line names CUDA, `both` when some do; the dump's row count keeps
+    no names, so its label follows the count: two more rows are the two CUDA keys, more is the release too."""
+    for release in RELEASES.values():
+        for entry in release.entries.values():
+            if entry.matched:
+                continue
+            label = release.origin(entry)
+            if entry.key == "theory/01-dispatcher-and-aten.md#inspection-calls":
+                more = int(re.search(r"returns (\d+) lines", without_header(entry.output))[1]) - 95
+                assert label == ("build" if more == 2 else "both"), release.release
+                continue
+            assert label == lens.origin(_pinned(entry), without_header(entry.output)), (release.release, entry.key)
+
+
+def test_a_release_page_diff_shows_no_trace_header():
+    page = lens.release_page(RELEASES["2.12.1"], ROOT / "traces", "en")
+    assert "+# page:" not in page and "A difference of the release and of the build (CUDA)." in page
+
+
+def test_the_custom_op_output_is_aliased_not_allocated_in_2_13():
+    """In the forward wrapper, buf1 only renames the op's output; 2.14.1 drops that name, so each later buffer
+    is numbered one lower there."""
+    from torch._inductor.utils import run_and_get_code
+
+    from snippets.custom_ops.head import TemperatureHead, train_step
+    from snippets.custom_ops.scaled_linear import define_scaled_linear
+    from snippets.running_example import running_example
+
+    define_scaled_linear()
+    torch._dynamo.reset()
+    x, W, b = running_example()
+    with contextlib.redirect_stdout(io.StringIO()):
+        _, codes = run_and_get_code(train_step, torch.compile(TemperatureHead(W, b), fullgraph=True), x,
+                                    torch.tensor([3, 17]))
+    forward = inductor_output(codes[0])
+    assert "buf0 = torch.ops.hood.scaled_linear.default(" in forward.call
+    assert re.search(r"^buf1 = buf0$", forward.call, re.MULTILINE)
+    assert [name for name, _ in forward.buffers] == ["buf2", "buf3"]
+    torch._dynamo.reset()
+    entry = RELEASES["2.14.1"].entries["labs/02-custom-op.md#compiled"]
+    numbers = [[int(n) for n in re.findall(r"buf(\d+)", line)] for text in (_pinned(entry), entry.output)
+               for line in text.splitlines() if line.strip().startswith("cpp_fused__log_softmax_0(")]
+    assert [n - 1 for n in numbers[0]] == numbers[1]

@@ -21,6 +21,8 @@ EN = {
         "prints": "In torch {release} this prints…", "raises": "In torch {release} this block raises",
         "build": "The difference comes from the build ({torch}, a CUDA build; the pin is a CPU build).",
         "release": "The difference comes from the release ({torch}).",
+        "both": "The difference comes from the release and from the build ({torch}, a CUDA build; the pin is a CPU "
+                "build).",
         "error": "Under {torch}:",
     },
     "lens_page": {
@@ -28,6 +30,7 @@ EN = {
                  "{differ} differ and {raise_} raise.",
         "raises": "Raises under torch {release}:", "origin_build": "A difference of the build (CUDA).",
         "origin_release": "A difference of the release.",
+        "origin_both": "A difference of the release and of the build (CUDA).",
         "pinned": "pinned torch",
         "figure": "[figure: the data it is drawn from]",
     },
@@ -81,6 +84,8 @@ ES = {
         "prints": "En torch {release} esto imprime…", "raises": "En torch {release} este bloque lanza una excepción",
         "build": "La diferencia viene del paquete instalado ({torch}, compilado para CUDA; el fijado es el de CPU).",
         "release": "La diferencia viene de la versión de torch ({torch}).",
+        "both": "La diferencia viene de la versión de torch y del paquete instalado ({torch}, compilado para CUDA; el "
+                "fijado es el de CPU).",
         "error": "Con {torch}:",
     },
     "lens_page": {
@@ -89,6 +94,7 @@ ES = {
         "raises": "Lanza una excepción con torch {release}:",
         "origin_build": "Una diferencia del paquete instalado (compilado para CUDA).",
         "origin_release": "Una diferencia de la versión de torch.",
+        "origin_both": "Una diferencia de la versión de torch y del paquete instalado (compilado para CUDA).",
         "pinned": "torch fijado",
         "figure": "[figura: los datos con que se dibuja]",
     },

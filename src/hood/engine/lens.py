@@ -23,7 +23,7 @@ import yaml
 from hood import interface
 from hood.capture.common import localize
 from hood.capture.figure import FIGURE_MARK
-from hood.engine.traces import trace_body
+from hood.engine.traces import trace_body, without_header
 
 LENS_DIR = "lens"
 """The folder under `traces/` that holds one folder per release."""
@@ -53,7 +53,7 @@ class LensEntry:
         matched: Whether its normalised output was the pinned trace's.
         error: The last line of its traceback, if it raised.
         origin: For a difference, `build` when every changed line names CUDA (the index's wheels are CUDA builds,
-            the pin a CPU build), else `release`.
+            the pin a CPU build), `both` when some do and some do not, else `release`.
         output: The normalised output, when it differs (empty otherwise).
     """
 
@@ -72,10 +72,12 @@ class LensEntry:
 
 
 def origin(expected: str, actual: str) -> str:
-    """`build` when every line that differs between the two outputs names CUDA, else `release`."""
+    """`build` when every line that differs between the two outputs names CUDA, `both` when some do, else
+    `release`."""
     changed = [line[1:] for line in difflib.unified_diff(expected.splitlines(), actual.splitlines(), lineterm="", n=0)
                if line[:1] in "+-" and not line.startswith(("+++", "---"))]
-    return "build" if changed and all(_BUILD_ONLY.search(line) for line in changed) else "release"
+    cuda = sum(1 for line in changed if _BUILD_ONLY.search(line))
+    return "release" if not cuda else "build" if cuda == len(changed) else "both"
 
 
 
@@ -166,7 +168,7 @@ def release_page(release: Release, traces_dir: Path, language: str) -> str:
             lines += [words["raises"].format(release=release.release), "", "```text", entry.error, "```", ""]
         else:
             expected = trace_body(traces_dir / entry.page.removesuffix(".md") / f"{entry.block_id}.txt") or ""
-            lines += ["```diff", diff(expected, entry.output, release.release, language), "```", ""]
+            lines += ["```diff", diff(expected, without_header(entry.output), release.release, language), "```", ""]
     return "\n".join(lines)
 
 

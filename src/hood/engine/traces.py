@@ -34,9 +34,12 @@ def render_trace(page: str, block_id: str, normalised: str) -> str:
 
 def trace_body(path: Path) -> str | None:
     """A committed trace's normalised output (its header dropped), or `None` when there is no trace."""
-    if not path.is_file():
-        return None
-    lines = path.read_text(encoding="utf-8").splitlines(True)
+    return without_header(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def without_header(text: str) -> str:
+    """A trace's text without the header `render_trace` writes (the text itself when it has none)."""
+    lines = text.splitlines(True)
     return "".join(lines[3:]) if lines and lines[0].startswith(HEADER_PREFIX) else "".join(lines)
 
 

@@ -1,0 +1,148 @@
+"""Theory 00's general sentences, narrowed where a counterexample broke them: the fallthrough mask, what the build
+compares, what the CUDA wheels change, DDP's first bucket, which pages use the running example, which pages have a
+lab, fused attention as a native operator, non-differentiable operations, and AddmmBackward0 outside eager mode."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from hood.capture.dispatch import recording_dispatch
+from hood.capture.keys import key_view
+from hood.capture.ops import OpLog
+from hood.capture.tables import table_rows
+from hood.engine import lens
+from hood.engine.blocks import executed_blocks, project_snippets_config
+from hood.engine.normalize import normalise_text
+from hood.engine.traces import trace_body, without_header
+from snippets.running_example import running_example
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "theory/00-why-open-the-hood.md"
+TIMINGS = {"timing", "max-autotune", "drill-profile", "benchmark", "exercise-3-timing"}
+"""The blocks whose output the build never compares (`trace="off"`): each prints measurements."""
+
+
+def test_a_call_starts_at_the_top_key_its_operator_does_not_fall_through():
+    """Under autocast, AutocastCPU tops the key set of add.Tensor, yet add's entry there is a fallthrough: the walk
+    starts at AutogradCPU, and mm's autograd kernel redispatches straight to CPU (ADInplaceOrView falls through)."""
+    x, w = torch.randn(2, 3, requires_grad=True), torch.randn(3, 4, requires_grad=True)
+    with torch.autocast("cpu"):
+        keys = key_view("x", x).effective  # lowest priority first
+        assert keys[-1] == "AutocastCPU"
+        assert {row.key: row.fallthrough for row in table_rows("aten::add.Tensor", ("AutocastCPU",))} == {
+            "AutocastCPU": True}
+        with recording_dispatch() as steps:
+            torch.add(x, x)
+    assert [(s.op, s.key) for s in steps] == [("aten.add.Tensor", "AutogradCPU"), ("aten.add.Tensor", "CPU")]
+    with recording_dispatch() as steps:
+        torch.mm(x, w)
+    assert [s.key for s in steps if s.op == "aten.mm.default"] == ["AutogradCPU", "CPU"]
+
+
+def test_only_a_few_timings_go_untraced_and_the_normaliser_hides_times():
+    """Every executed block is compared with a trace but the measurements; two timings normalise alike."""
+    untraced = {options.get("id") for page in (ROOT / "docs" / "en").rglob("*.md")
+                for options, _ in executed_blocks(page.read_text(encoding="utf-8")) if options.get("trace") == "off"}
+    assert untraced == TIMINGS
+    assert normalise_text("eager 12.5 ms (25%) at 0x7f3a2c001234") == normalise_text(
+        "eager 80.0 ms (124%) at 0x55d0beef0042")
+    assert normalise_text("2 kernels") != normalise_text("3 kernels")
+
+
+def _changed(release: lens.Release, entry: lens.LensEntry) -> list[str]:
+    expected = trace_body(ROOT / "traces" / entry.page.removesuffix(".md") / f"{entry.block_id}.txt") or ""
+    return [line[1:] for line in difflib.unified_diff(expected.splitlines(), without_header(entry.output).splitlines(),
+                                                       lineterm="", n=0)
+            if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+
+
+def test_the_cuda_wheels_change_only_the_version_string_and_cuda_rows():
+    """The release pages ran CUDA wheels: every changed line that names CUDA is the version line or a dispatch-table
+    row of a CUDA key. The dump's row count, which also changes, counts the two CUDA keys the CPU build lacks."""
+    releases = lens.load(ROOT / "traces" / lens.LENS_DIR)
+    versions = {without_header(r.entries[f"{PAGE}#first-look"].output).splitlines()[0] for r in releases}
+    assert versions == {"torch: 2.12.1+cu130", "torch: 2.14.1+cu130"}  # the wheels the index offers: CUDA builds
+    cuda_lines = [line for release in releases for entry in release.entries.values() if not entry.matched
+                  for line in _changed(release, entry) if re.search(r"cuda|\+cu\d+", line, re.IGNORECASE)]
+    assert cuda_lines
+    for line in cuda_lines:
+        assert re.fullmatch(r"torch: 2\.1[24]\.1\+cu130", line) or re.match(r"\| `(Autograd)?CUDA` \|", line), line
+    rows = {line.split(":")[0] for line in torch._C._dispatch_dump_table("aten::add.Tensor").splitlines()}
+    assert {k for k in torch._C.DispatchKey.__members__ if "CUDA" in k} - rows == {"SparseCUDA", "NestedTensorCUDA"}
+    pages = " ".join((ROOT / "docs" / lang / PAGE).read_text(encoding="utf-8") for lang in ("en", "es"))
+    assert "cuBLAS" not in pages and "MKL" not in pages
+
+
+def test_ddp_puts_every_parameter_in_one_bucket_for_the_first_backward_by_default():
+    """With the default options DDP's first bucket limit is sys.maxsize (one bucket); asking it to find unused
+    parameters keeps the size limits. tests/test_distributed_buckets.py runs the ranks: one all-reduce in step 1,
+    two rebuilt buckets from step 2 on."""
+    from torch.nn.parallel.distributed import _BucketCapacityConfig
+
+    config = _BucketCapacityConfig.create(bucket_cap_mb=None, bucket_cap_mb_list=None, use_python_reducer=False)
+    assert config.compute_bucket_size_limits(static_graph=False, find_unused_parameters=False) == ([sys.maxsize], [])
+    limits, _ = config.compute_bucket_size_limits(static_graph=False, find_unused_parameters=True)
+    assert limits == [torch.distributed._DEFAULT_FIRST_BUCKET_BYTES, 25 * 1024 * 1024]
+
+
+def _included(page: str) -> str:
+    from hood.engine.blocks import expand_includes
+
+    return expand_includes((ROOT / "docs" / "en" / page).read_text(encoding="utf-8"), project_snippets_config(ROOT))
+
+
+def test_the_running_example_is_the_theory_pages_and_labs_with_theory_04_adding_a_block():
+    """The reading guide works on `tiny(x, w)`, not on the head; theory 04 keeps the head for DDP and FSDP2 and
+    adds `two_layers()`, and four Linear(512, 512) for DDP's buckets."""
+    reading = _included("reference/reading-outputs.md")
+    assert "def tiny(x, w)" in reading and "running_example" not in reading
+    theory04 = _included("theory/04-distributed.md")
+    assert "nn.Linear(64, 600)" in theory04  # the head, for DDP and FSDP2
+    assert "nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 600))" in theory04
+    assert "nn.Linear(512, 512) for _ in range(4)" in theory04
+
+
+def test_each_of_the_four_pages_in_the_table_has_a_lab():
+    """The table lists four theory pages and the sentence after it links four labs, while this page has none."""
+    text = (ROOT / "docs" / "en" / PAGE).read_text(encoding="utf-8")
+    pieces = text[text.index("{#pieces}"):text.index("{#running-example}")]
+    table = re.findall(r"^\| \[(\d\d) ·", pieces, re.MULTILINE)
+    labs = re.findall(r"\]\(\.\./labs/(\d\d)-[\w-]+\.md\)", pieces)
+    assert table == ["01", "02", "03", "04"] and labs == ["00", "01", "02", "03"]
+    assert "this page has none" in text
+
+
+def test_fused_attention_on_cpu_is_a_native_aten_operator_not_a_custom_one():
+    """scaled_dot_product_attention on 4-D CPU tensors calls aten::_scaled_dot_product_flash_attention_for_cpu, an
+    operator of the aten namespace with a CPU kernel of its own."""
+    q = torch.randn(1, 2, 4, 8)
+    with OpLog() as log:
+        F.scaled_dot_product_attention(q, q, q)
+    assert "aten::_scaled_dot_product_flash_attention_for_cpu" in log.names
+    assert torch._C._dispatch_has_kernel_for_dispatch_key("aten::_scaled_dot_product_flash_attention_for_cpu", "CPU")
+
+
+def test_a_non_differentiable_operation_records_nothing():
+    """An input that requires grad, grad mode on, and still no node: argmax and a comparison have no derivative."""
+    x, _, _ = running_example()
+    assert torch.is_grad_enabled() and x.requires_grad
+    for out in (x.argmax(dim=-1), x > 0):
+        assert out.grad_fn is None and not out.requires_grad
+
+
+def test_linear_records_addmm_only_in_eager_mode_with_grad_on():
+    """Compiled, the head records one CompiledFunctionBackward node; under no_grad, none."""
+    torch._dynamo.reset()
+    x, W, b = running_example()
+    assert type(F.linear(x, W, b).grad_fn).__name__ == "AddmmBackward0"
+    compiled = torch.compile(F.linear, backend="aot_eager")(x, W, b)
+    assert type(compiled.grad_fn).__name__ == "CompiledFunctionBackward"
+    with torch.no_grad():
+        assert F.linear(x, W, b).grad_fn is None
+    torch._dynamo.reset()
