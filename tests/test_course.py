@@ -112,3 +112,29 @@ def test_the_shared_sections_have_one_title_in_each_language(language):
             if match and match[2] in {*ENDING, "acceptance", "pitfalls"}:
                 titles.setdefault(match[2], set()).add(match[1])
     assert {key: value for key, value in titles.items() if len(value) > 1} == {}, language
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_every_opening_box_has_one_layout(language):
+    """A line per label, each but the last ending in <br>; no bullets, no colon after a label."""
+    odd = {}
+    for page in THEORY + LABS:
+        lines = page_lines(language, page)
+        start = next(i for i, line in enumerate(lines) if line.startswith('!!! abstract "'))
+        box = []
+        for line in lines[start + 1:]:
+            if line and not line.startswith("    "):
+                break
+            box.append(line)
+        items = [line.strip() for line in box if line.strip().startswith(("**", "- **"))]
+        if (any(item.startswith("- ") or re.match(r"\*\*[^*]+:\*\*", item) for item in items)
+                or not all(line.endswith("<br>") for line in _item_ends(box)[:-1])):
+            odd[page] = items
+    assert odd == {}
+
+
+def _item_ends(box: list[str]) -> list[str]:
+    """The last line of each labelled item of an opening box."""
+    lines = [line.strip() for line in box if line.strip()]
+    starts = [i for i, line in enumerate(lines) if line.startswith("**")]
+    return [lines[j - 1] for j in starts[1:]] + [lines[-1]]
