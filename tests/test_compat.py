@@ -51,3 +51,14 @@ def test_each_language_keeps_its_404_page_and_the_root_keeps_the_default_one(tmp
     assert pages.page("<html lang=en>", "en", ["en", "es"], tmp_path) == "<html lang=en>"
     assert pages.page("<html lang=es>", "es", ["en", "es"], tmp_path) == "<html lang=en>"
     assert (tmp_path / "es" / "404.html").read_text() == "<html lang=es>"
+
+
+def test_another_languages_404_page_gets_the_default_ones_language_links(tmp_path):
+    """The i18n plugin points the switcher at the last page built; a 404 page links to each language's home."""
+    pages = compat.NotFoundPages()
+    pages.page('<a href="/" hreflang="en" class="x"><a href="/es/" hreflang="es" class="x">', "en", ["en", "es"],
+               tmp_path)
+    pages.page('<a href="/theory/04/" hreflang="en" class="x"><a href="/es/theory/04/" hreflang="es" class="x">',
+               "es", ["en", "es"], tmp_path)
+    assert (tmp_path / "es" / "404.html").read_text() == (
+        '<a href="/" hreflang="en" class="x"><a href="/es/" hreflang="es" class="x">')

@@ -143,8 +143,8 @@ def test_the_page_is_a_notebook_of_its_own():
 def test_in_this_lab_box_counts_the_tasks():
     en, es = page("en"), page("es")
     assert en.count("**Task.**") == es.count("**Tarea.**") == 17
-    assert '!!! abstract "In this lab"' in en and "**Time:** about 240 min: seventeen tasks" in en
-    assert '!!! abstract "En este lab"' in es and "**Tiempo:** unos 240 min: diecisiete tareas" in es
+    assert '!!! abstract "In this lab"' in en and "**Time** about 240 minutes: seventeen tasks" in en
+    assert '!!! abstract "En este lab"' in es and "**Tiempo** unos 240 minutos: diecisiete tareas" in es
 
 
 def test_no_sentence_says_names_do_not_change_with_the_device():
@@ -280,3 +280,17 @@ def test_the_report_paragraph_reads_whether_linear_reached_the_mode_and_which_no
     other = localize(parts.interpretation(y_no_grad, views, inference_calls, addmm, rows), "en")
     assert "reached the dispatch mode as `aten::linear` (`aten::linear`)" in other and "never" not in other
     assert "recorded no node here: `y` has no `grad_fn`" in other
+
+
+def test_autocast_caches_float32_leaves_only_and_only_with_its_cache_enabled():
+    """A float16 leaf is cast again at every call; with cache_enabled=False every leaf is."""
+    x = torch.randn(2, 64, requires_grad=True)
+    W16 = torch.randn(600, 64, dtype=torch.float16, requires_grad=True)
+    b16 = torch.randn(600, dtype=torch.float16, requires_grad=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        first, second = logged(lambda: F.linear(x, W16, b16)), logged(lambda: F.linear(x, W16, b16))
+    assert (first.count("aten::_to_copy"), second.count("aten::_to_copy")) == (3, 2)
+    _, W, b = running_example(parts.SEED)
+    with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=False):
+        first, second = logged(lambda: F.linear(x, W, b)), logged(lambda: F.linear(x, W, b))
+    assert first.count("aten::_to_copy") == second.count("aten::_to_copy") == 3

@@ -267,7 +267,7 @@ def test_the_pages_are_completable_from_their_notebooks():
             text = (root / "docs" / language / "labs" / page).read_text()
             assert "python -m snippets" not in text and "clone" not in text
             assert 'id="deliverables"' in text  # what its answers are: tests/test_downloads.py checks the setup
-            assert ("**Time:** about " if language == "en" else "**Tiempo:** unos ") in text
+            assert ("**Time** about " if language == "en" else "**Tiempo** unos ") in text
     walk = (root / "snippets" / "lab01" / "graph.py").read_text()
     walk = walk[walk.index("[start:walk]"):walk.index("[end:walk]")]
     assert "as_signed" not in walk

@@ -121,7 +121,7 @@ def test_the_lab_sends_nobody_to_a_module_or_a_clone_and_its_setup_holds_no_answ
                        "compile_head.py", "survey.py:survey"):
             assert answer not in setup
         assert page.count('--8<-- "hood/labkit.py:body"') == 1
-        assert ("**Time:** about 210 min." if language == "en" else "**Tiempo:** unos 210 min.") in page
+        assert ("**Time** about 210 minutes." if language == "en" else "**Tiempo** unos 210 minutos.") in page
 
 
 def _batch_256_kernel(kernel_threads):

@@ -128,3 +128,43 @@ def test_under_inference_mode_linear_meets_python_tls_snapshot_then_python():
     linear = [s.key for s in steps if s.op == "aten.linear.default"]
     assert linear == ["PythonTLSSnapshot", "Python", "CPU"]
     assert rec.ops == ["aten.linear.default"]
+
+
+def test_an_input_declared_non_differentiable_gets_no_entry_in_next_functions():
+    """'an input the operator declares non-differentiable … gets no entry at all', unlike one that needs no grad."""
+    import torch.nn.functional as F
+
+    logp = torch.randn(2, 5, requires_grad=True).log_softmax(-1)
+    assert len(F.nll_loss(logp, torch.tensor([1, 2])).grad_fn.next_functions) == 1
+    w = torch.randn(5, 3, requires_grad=True)
+    assert len(w.index_select(0, torch.tensor([0, 2])).grad_fn.next_functions) == 1
+    a = torch.randn(3, requires_grad=True)
+    assert (a * torch.randn(3)).grad_fn.next_functions[1][0] is None
+
+
+def test_attention_records_the_cpu_flash_node_only_for_a_4d_input_without_dropout():
+    import torch.nn.functional as F
+
+    def node(shape, **kwargs):
+        q = torch.randn(shape, requires_grad=True)
+        return type(F.scaled_dot_product_attention(q, q, q, **kwargs).grad_fn).__name__
+
+    assert node((1, 2, 4, 8)) == "ScaledDotProductFlashAttentionForCpuBackward0"
+    assert node((2, 4, 8)) == node((1, 2, 4, 8), dropout_p=0.5) == "UnsafeViewBackward0"
+
+
+def test_an_autograd_function_records_its_node_outside_the_dispatcher():
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = torch.randn(3, requires_grad=True)
+    autograd = torch._C.DispatchKeySet(torch._C.DispatchKey.AutogradFunctionality)
+    with torch._C._ExcludeDispatchKeyGuard(autograd):
+        assert torch.is_grad_enabled() and (x * 2).grad_fn is None
+        assert type(Double.apply(x).grad_fn).__name__ == "DoubleBackward"

@@ -9,6 +9,7 @@ module was not written for, instead of failing somewhere deep in a build.
 from __future__ import annotations
 
 import importlib.metadata
+import re
 from pathlib import Path, PurePosixPath
 
 from hood.engine.cache import write_atomically
@@ -127,11 +128,15 @@ def index_rendered_pages_only(config) -> None:
             plugin.search_index_prev = None
 
 
+_SWITCHER_LINK = re.compile(r'<a href="([^"]*)" hreflang="([\w-]+)"')
+
+
 class NotFoundPages:
     """One 404 page per language: the default language's at the site's root, each other's under its folder.
 
     mkdocs-static-i18n 1.3.1 renders the theme's `404.html` once per language into the same root file, so the last
-    language built would answer every reader. `page` keeps the default language's for the root and writes the others'.
+    language built would answer every reader. `page` keeps the default language's for the root and writes the others',
+    with the language switcher's links of the default one (the i18n plugin points them at the last page it built).
     """
 
     def __init__(self) -> None:
@@ -142,5 +147,7 @@ class NotFoundPages:
         if language == languages[0]:
             self.default = html
             return html
+        roots = {lang: href for href, lang in _SWITCHER_LINK.findall(self.default)}
+        html = _SWITCHER_LINK.sub(lambda m: f'<a href="{roots.get(m[2], m[1])}" hreflang="{m[2]}"', html)
         write_atomically(site_dir / language / "404.html", html)
         return self.default or html

@@ -70,6 +70,7 @@ ES = {
         'title="Permanent link"': 'title="Enlace permanente"',
         "Switch to dark mode": "Cambiar al modo oscuro",
         "Switch to light mode": "Cambiar al modo claro",
+        "<h1>404 - Not found</h1>": "<h1>404 - Página no encontrada</h1>",
     },
     "setup_link": "Descarga {file} ({lines} líneas): el código que los bloques de esta página ejecutan primero, "
                   "para leerlo o para ejecutarlo con <code>python -i {name}</code> en un Python con torch {torch}.",

@@ -76,8 +76,7 @@ class HoodPlugin(BasePlugin[HoodConfig]):
     @event_priority(LATE)
     def on_config(self, config):
         """Start a build (first language) or switch language; route Python blocks to the engine."""
-        language = compat.page_language(config)
-        languages = compat.built_languages(config)
+        language, languages = compat.page_language(config), compat.built_languages(config)
         if self.state is None or language == languages[0]:  # the default language opens every build
             compat.check_i18n_order(config, LATE)
             self.found = self.found or runtime.snapshot()
@@ -160,7 +159,8 @@ class HoodPlugin(BasePlugin[HoodConfig]):
         """One 404 page per language (`compat.NotFoundPages`)."""
         if template_name != "404.html" or self.state is None:
             return output
-        return self.not_found.page(output, self.state.language, self.state.languages, Path(config.site_dir))
+        return self.not_found.page(interface.translate_theme(output, self.state.language), self.state.language,
+                                   self.state.languages, Path(config.site_dir))
 
     @event_priority(LATE)
     def on_post_build(self, *, config) -> None:
