@@ -107,3 +107,18 @@ def test_benchmark_timer_synchronises_only_by_default():
 
     assert inspect.signature(module.Timer).parameters["timer"].default is module.timer
     assert "torch.accelerator.synchronize()" in inspect.getsource(module.timer)
+
+
+def test_max_autotune_tunes_the_product_only_for_a_constant_weight():
+    """The C++ GEMM template needs a constant weight: with freezing, max-autotune replaces the library addmm."""
+    from torch._inductor import config as inductor_config
+    from torch._inductor.utils import run_and_get_code
+
+    model, x, uses_library = TinyHead().eval(), torch.randn(2, 64), {}
+    for freezing in (False, True):
+        torch._dynamo.reset()
+        with torch.no_grad(), inductor_config.patch({"freezing": freezing, "force_disable_caches": True}):
+            _, (code,) = run_and_get_code(torch.compile(model, mode="max-autotune"), x)
+        uses_library[freezing] = "extern_kernels.addmm" in code
+    torch._dynamo.reset()
+    assert uses_library == {False: True, True: False}

@@ -169,3 +169,34 @@ def test_a_graph_break_message_quotes_the_source_line(capsys):
         (messages,) = artifact_messages(lambda compiled=compiled: compiled(torch.randn(2)), ("graph_breaks",)).values()
         assert counter.frame_count == 2 and len(messages) == 1
         assert ('print("a line the message quotes")' in messages[0]) is quotes
+
+
+def test_a_dynamo_option_acts_when_dynamo_compiles_not_when_the_function_runs():
+    """config.patch: a function compiled before the block keeps its break inside it; one compiled inside keeps its
+    one graph after it."""
+    def f(x):
+        y = x * 2
+        return y + y.max().item()
+
+    x = torch.randn(4)
+    torch._dynamo.reset()
+    before = CompileCounter()
+    g = torch.compile(f, backend=before)
+    g(x)
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        g(x)
+    torch._dynamo.reset()
+    inside = CompileCounter()
+    g = torch.compile(f, backend=inside)
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        g(x)
+    g(x)
+    torch._dynamo.reset()
+    assert (before.frame_count, inside.frame_count) == (2, 1)
+
+
+def test_the_heads_bytecode_loads_torch_and_f_as_globals_and_their_functions_as_attributes():
+    import dis
+
+    loads = [(i.opname, i.argval) for i in dis.get_instructions(head) if i.opname in ("LOAD_GLOBAL", "LOAD_ATTR")]
+    assert loads == [("LOAD_GLOBAL", "torch"), ("LOAD_ATTR", "softmax"), ("LOAD_GLOBAL", "F"), ("LOAD_ATTR", "linear")]
