@@ -123,3 +123,14 @@ def test_a_lens_diff_reads_in_the_pages_language():
     assert "-Qué se fusionó: 2 kernels" in spanish and "+Qué se fusionó: 3 kernels" in spanish
     assert "--- torch fijado" in spanish and "What was fused" not in spanish
     assert "-What was fused: 2 kernels" in lens.diff(pinned, other, "2.14.1", "en")
+
+
+def test_a_lens_diff_shows_no_trace_header_under_an_output():
+    """The box under an output diffs what the block prints: the trace file's header is neither context nor change."""
+    from hood.engine.traces import render_trace
+
+    pinned = render_trace("theory/03-compile.md", "guards", "17 guards\n")
+    other = "# page: theory/03-compile.md\n# block: guards\n# normalised output\n29 guards\n"
+    shown = lens.diff(pinned, other, "2.12.1", "en")
+    assert "page:" not in shown and "normalised" not in shown
+    assert "-17 guards" in shown and "+29 guards" in shown and "@@ -1 +1 @@" in shown

@@ -82,12 +82,13 @@ def origin(expected: str, actual: str) -> str:
 
 
 def diff(expected: str, actual: str, release: str, language: str = "en") -> str:
-    """The unified diff from the pinned output to the release's, both as a page in `language` shows them (a
-    figure as the data it is drawn from, under a line that says so in `language`)."""
+    """The unified diff from the pinned output to the release's, both as a page in `language` shows them: no trace
+    header, and a figure as the data it is drawn from under a line that says so in `language`."""
     words = interface.words(language, "lens_page")
 
     def shown(output: str) -> list[str]:
-        return [words["figure"] if line == FIGURE_MARK else line for line in localize(output, language).splitlines()]
+        lines = localize(without_header(output), language).splitlines()
+        return [words["figure"] if line == FIGURE_MARK else line for line in lines]
 
     return "\n".join(difflib.unified_diff(shown(expected), shown(actual), words["pinned"], f"torch {release}",
                                           lineterm="", n=1))
@@ -168,7 +169,7 @@ def release_page(release: Release, traces_dir: Path, language: str) -> str:
             lines += [words["raises"].format(release=release.release), "", "```text", entry.error, "```", ""]
         else:
             expected = trace_body(traces_dir / entry.page.removesuffix(".md") / f"{entry.block_id}.txt") or ""
-            lines += ["```diff", diff(expected, without_header(entry.output), release.release, language), "```", ""]
+            lines += ["```diff", diff(expected, entry.output, release.release, language), "```", ""]
     return "\n".join(lines)
 
 
