@@ -200,7 +200,7 @@ def test_no_grad_versus_inference_mode(capsys):
     inference_results(modes)
     printed = capsys.readouterr().out
     out = localize(printed, "en")
-    assert "  TLS: inclusión -ADInplaceOrView; exclusión +AutogradOther" in localize(printed, "es")
+    assert "  estado del hilo: inclusión -ADInplaceOrView; exclusión +AutogradOther" in localize(printed, "es")
     default, no_grad, inference = modes["default"], modes["no_grad"], modes["inference_mode"]
     # no_grad: nothing changes in dispatch; the autograd kernel records nothing (the warning box's "does").
     assert no_grad[0] == default[0]

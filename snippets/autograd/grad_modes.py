@@ -26,7 +26,7 @@ def grad_modes():
         shown = words(en="default", es="por defecto") if name == "default" else name
         print(f"\n{shown}:", words(en="grad enabled", es="gradiente activado"), f"{grad_enabled};",
               words(en="autograd key excluded", es="clave de autograd excluida"), keys.autograd_excluded)
-        print("  TLS:", render_key_changes(default, keys))
+        print(words(en="  TLS:", es="  estado del hilo:"), render_key_changes(default, keys))
         print(words(en="  a call on x, W, b:", es="  una llamada sobre x, W, b:"), ", ".join(call_keys))
         print_runs_at(call_keys, ("aten::linear", "aten::addmm"))
         grad_fn = type(y.grad_fn).__name__ if y.grad_fn is not None else None

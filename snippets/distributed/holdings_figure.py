@@ -4,7 +4,7 @@ The drawing reads the results the ranks returned: `holdings` and `gloo_calls` of
 under the keys `said` gives them.
 """
 
-from hood.capture.common import words
+from hood.capture.common import grouped, words
 from hood.capture.figure import arrow, box, drawing, figure, text
 from snippets.distributed.observe import said
 
@@ -29,11 +29,6 @@ REGIONS = {
 }
 """The regions whose gloo calls a figure draws, by name: the key of their calls in a rank's result, and their title
 (step 1 of the pipeline, which also exchanges metadata, is left out)."""
-
-
-def spaced(n):
-    """An integer with its thousands grouped by a no-break space, the same in every language: 156 000."""
-    return f"{n:,}".replace(",", "\u00a0")
 
 
 @dataclass(frozen=True)
@@ -179,7 +174,7 @@ def _moved(results, moved, y):
             y += 28
         y += 30
         x1, x2 = COLUMNS[0] + 30, COLUMNS[1] + COL_W - 30
-        parts.append(_link(*((x2, x1) if t.src == 1 else (x1, x2)), y, f"{t.call} {spaced(t.nbytes)} B",
+        parts.append(_link(*((x2, x1) if t.src == 1 else (x1, x2)), y, f"{t.call} {grouped(t.nbytes)} B",
                            both=t.src == -1))
         data.append(f"{t.region}: {t.call} {t.nbytes} B, "
                     + ("every rank" if t.src == -1 else f"rank {t.src} to rank {t.dst}"))

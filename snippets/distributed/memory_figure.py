@@ -4,9 +4,9 @@ The bars read the results the ranks returned (`bytes_after_adam_step` of `snippe
 reference bar of each pattern is measured the same way in this process, on the unsplit model.
 """
 
-from hood.capture.common import widest, words
+from hood.capture.common import grouped, widest, words
 from hood.capture.figure import box, drawing, figure, text
-from snippets.distributed.holdings_figure import PATTERNS, spaced
+from snippets.distributed.holdings_figure import PATTERNS
 from snippets.distributed.observe import bytes_after_adam_step, said
 from snippets.distributed.workload import local_batch, loss_of, two_layers
 
@@ -49,7 +49,7 @@ def draw_memory(runs):
             for pattern, results in runs.items()}
     most = max(sum(parts.values()) for rows in held.values() for parts in rows.values())
     scale = BAR_W / most
-    width = MARGIN + LABEL_W + BAR_W + 8 + CHAR_W * len(f"{spaced(most)} B") + MARGIN
+    width = MARGIN + LABEL_W + BAR_W + 8 + CHAR_W * widest(f"{grouped(most)} B") + MARGIN
     x, parts = MARGIN, []
     for css, label in KINDS.values():
         parts.append(box(x, 14, 12, 12, css) + text(x + 17, 24, label, "small", "start"))
@@ -64,9 +64,9 @@ def draw_memory(runs):
             parts.append(text(x - 8, y + 15, one_process if row == "one process" else row, "small", "end"))
             for kind, n in sizes.items():
                 css = "muted" if row == "one process" else KINDS[kind][0]
-                parts.append(box(x, y + 3, n * scale, ROW - 6, css, tip=f"{KINDS[kind][1]}: {spaced(n)} B"))
+                parts.append(box(x, y + 3, n * scale, ROW - 6, css, tip=f"{KINDS[kind][1]}: {grouped(n)} B"))
                 x += n * scale
-            parts.append(text(x + 8, y + 15, f"{spaced(sum(sizes.values()))} B", "small", "start"))
+            parts.append(text(x + 8, y + 15, f"{grouped(sum(sizes.values()))} B", "small", "start"))
             data.append(f"{pattern} {row}: " + ", ".join(f"{kind} {n} B" for kind, n in sizes.items()))
             y += ROW
         y += 10

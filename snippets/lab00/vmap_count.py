@@ -21,6 +21,6 @@ def count_loop_and_vmap(samples=5):
     print(words(en=f"one vmap call: {m} operator calls,", es=f"una llamada a vmap: {m} llamadas a operadores,"),
           vmapped.names)
     agree = words(en="loop and vmap agree:", es="el bucle y vmap coinciden:")
-    print(agree, "max |diff|", max_diff(looped, batched, 1e-4))
+    print(agree, words(en="max |diff|", es="diferencia máxima"), max_diff(looped, batched, 1e-4))
     return loop.calls, vmapped.calls
 # --8<-- [end:body]

@@ -27,7 +27,8 @@ EN = {
     },
     "lens_page": {
         "count": "{same} of {total} traced blocks print the same under torch {torch} as under the pinned torch; "
-                 "{differ} differ and {raise_} raise.",
+                 "{differ} differ and {raising}.",
+        "raising": ("none raises", "{n} raise"),
         "raises": "Raises under torch {release}:", "origin_build": "A difference of the build (CUDA).",
         "origin_release": "A difference of the release.",
         "origin_both": "A difference of the release and of the build (CUDA).",
@@ -83,19 +84,20 @@ ES = {
     },
     "lens_box": {
         "prints": "En torch {release} esto imprime…", "raises": "En torch {release} este bloque lanza una excepción",
-        "build": "La diferencia viene del paquete instalado ({torch}, compilado para CUDA; el fijado es el de CPU).",
+        "build": "La diferencia viene de la versión para CUDA ({torch}; la fijada es la versión para CPU).",
         "release": "La diferencia viene de la versión de torch ({torch}).",
-        "both": "La diferencia viene de la versión de torch y del paquete instalado ({torch}, compilado para CUDA; el "
-                "fijado es el de CPU).",
+        "both": "La diferencia viene de la versión de torch y de la versión para CUDA ({torch}; la fijada es la "
+                "versión para CPU).",
         "error": "Con {torch}:",
     },
     "lens_page": {
         "count": "{same} de {total} bloques con traza imprimen lo mismo con torch {torch} que con el torch "
-                 "fijado; {differ} difieren y {raise_} lanzan una excepción.",
+                 "fijado; {differ} difieren y {raising}.",
+        "raising": ("ninguno lanza una excepción", "{n} lanzan una excepción"),
         "raises": "Lanza una excepción con torch {release}:",
-        "origin_build": "Una diferencia del paquete instalado (compilado para CUDA).",
+        "origin_build": "Una diferencia de la versión para CUDA.",
         "origin_release": "Una diferencia de la versión de torch.",
-        "origin_both": "Una diferencia de la versión de torch y del paquete instalado (compilado para CUDA).",
+        "origin_both": "Una diferencia de la versión de torch y de la versión para CUDA.",
         "pinned": "torch fijado",
         "figure": "[figura: los datos con que se dibuja]",
     },

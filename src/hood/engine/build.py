@@ -269,7 +269,7 @@ def _release_page(state: BuildState, marker) -> str:
         state.report.add(Problem(state.page, "*", "lens unexplained",
                                  f"say in {state.language} what changed in torch for {', '.join(unexplained)}, in "
                                  f"{state.rel(folder / lens.NOTES.format(release=wanted))}"))
-    return lens.release_page(release, state.settings.traces_dir, state.language)
+    return lens.release_page(release, state.settings.traces_dir, state.language, state.settings.root / "docs")
 
 
 def _check_lens_hashes(state: BuildState, block_id: str, code: str) -> None:

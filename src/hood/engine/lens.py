@@ -150,18 +150,32 @@ RELEASE_MARKER = re.compile(r"<!-- lens: (?P<release>[\w.]+) -->")
 NOTES = "notes-{release}.yml"
 """Next to the release folders: one sentence per differing block, per language, saying what changed in torch."""
 
-def release_page(release: Release, traces_dir: Path, language: str) -> str:
-    """The Markdown of a release page: the count of blocks that did not change, then each one that did, with the
-    sentence of the release's notes that explains it and its diff from the pinned trace."""
+def page_title(markdown: str) -> str:
+    """A page's title: its first `# ` heading, without an attribute list (`{#id}`)."""
+    heading = next((line for line in markdown.splitlines() if line.startswith("# ")), "# ")
+    return re.sub(r"\s*\{[^}]*\}\s*$", "", heading[2:]).strip()
+
+
+def release_page(release: Release, traces_dir: Path, language: str, docs_dir: Path | None = None) -> str:
+    """The Markdown of a release page: the count of blocks that did not change, then each one that did, with a link
+    to its page (titled as `docs_dir/<language>/` titles it), the sentence of the release's notes that explains it
+    and its diff from the pinned trace."""
+
+    def link(page: str) -> str:
+        path = docs_dir / language / page if docs_dir else None
+        title = page_title(path.read_text(encoding="utf-8")) if path and path.is_file() else page
+        return f"[{title}](../{page})"
+
     notes = release.notes
     words = interface.words(language, "lens_page")
     entries = sorted(release.entries.values(), key=lambda e: e.key)
     differ = [e for e in entries if not e.matched]
     raising = sum(1 for e in differ if e.error)
     lines = [words["count"].format(same=len(entries) - len(differ), total=len(entries), torch=release.torch_version,
-                                   differ=len(differ) - raising, raise_=raising), ""]
+                                   differ=len(differ) - raising,
+                                   raising=words["raising"][raising > 0].format(n=raising)), ""]
     for entry in differ:
-        lines += [f"### `{entry.key}`", "", f"[{entry.page}](../{entry.page}). "
+        lines += [f"### `{entry.key}`", "", f"{link(entry.page)}. "
                   + words["origin_" + (release.origin(entry) or "release")] + " "
                   + notes.get(entry.key, {}).get(language, ""),
                   ""]
