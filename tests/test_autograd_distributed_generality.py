@@ -231,27 +231,3 @@ def test_a_graph_break_inside_a_loop_skips_the_whole_frame():
     torch._dynamo.reset()
     explanation = torch._dynamo.explain(loopy)(torch.randn(3))
     assert explanation.graph_count == 0
-
-
-def test_aot_autograd_makes_one_inference_graph_when_no_backward_can_be_needed():
-    from torch._dynamo.backends.common import aot_autograd
-
-    made = []
-
-    def compiler(kind):
-        def compile_graph(gm, example_inputs):
-            made.append(kind)
-            return gm.forward
-        return compile_graph
-
-    backend = aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
-                           inference_compiler=compiler("inference"))
-    x = torch.randn(2, 3, requires_grad=True)
-    torch._dynamo.reset()
-    torch.compile(lambda t: t.sin() * 2, backend=backend)(x)
-    assert made == ["forward"]  # the backward is compiled at the first backward
-    made.clear()
-    torch._dynamo.reset()
-    with torch.no_grad():
-        torch.compile(lambda t: t.sin() * 2, backend=backend)(x)
-    assert made == ["inference"]
