@@ -12,6 +12,7 @@ import torch.nn as nn
 
 from hood.capture import collectives
 from hood.capture.collectives import run_ranks
+from hood.capture.common import localize
 from snippets.distributed.ddp_buckets import buckets_rank
 from snippets.distributed.observe import bytes_after_adam_step, observing
 from snippets.distributed.ranks import process_group
@@ -109,3 +110,45 @@ def test_on_a_cpu_mesh_dtensor_asks_for_an_all_gather_to_move_a_shard_from_rows_
 
 def test_the_ranks_keep_gloos_connections_on_loopback():
     assert 'GLOO_SOCKET_IFNAME="lo"' in inspect.getsource(collectives)
+
+
+def head_order_rank() -> list[str]:
+    """Three DDP steps of the head: each gradient as backward computes it, each bucket as DDP hands it over."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    from snippets.distributed.ddp_buckets import record_order
+
+    with process_group():
+        torch.manual_seed(0)
+        model = nn.Linear(64, 600)
+        ddp = DDP(model)
+        order, steps = record_order(model, ddp), []
+        for _ in range(3):
+            order.clear()
+            ddp(torch.randn(8, 64)).sum().backward()
+            steps.append(localize(" ".join(order), "en"))
+        return steps
+
+
+def test_the_heads_one_bucket_is_handed_over_after_its_last_gradient_at_every_step():
+    """'when there is more than one bucket': the head's 156,000 bytes stay one bucket, handed over last, every step."""
+    steps = run_ranks(head_order_rank)[0]
+    assert len(steps) == 3 and all(step.endswith("[bucket 0: all_reduce of 156,000 bytes]") for step in steps)
+    assert all(step.count("[bucket") == 1 for step in steps)
+
+
+def test_adams_step_count_takes_the_default_dtypes_size():
+    """'a float32 scalar, 4 bytes here; 8 when the default dtype is float64'."""
+    sizes = []
+    for dtype in (torch.float32, torch.float64):
+        previous = torch.get_default_dtype()
+        torch.set_default_dtype(dtype)
+        try:
+            p = torch.nn.Parameter(torch.zeros(3, dtype=torch.float32))
+            optimizer = torch.optim.Adam([p])
+            p.grad = torch.ones(3, dtype=torch.float32)
+            optimizer.step()
+            sizes.append(optimizer.state[p]["step"].element_size())
+        finally:
+            torch.set_default_dtype(previous)
+    assert sizes == [4, 8]

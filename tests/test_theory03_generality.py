@@ -136,6 +136,26 @@ def test_the_cache_folder_follows_tmpdir(monkeypatch, tmp_path):
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir reads TMPDIR again
     assert default_cache_dir() == os.path.join(str(tmp_path), "torchinductor_" + getpass.getuser())
+    monkeypatch.delenv("TMPDIR")
+    monkeypatch.setenv("TEMP", str(tmp_path / "temp"))
+    (tmp_path / "temp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    assert default_cache_dir() == os.path.join(str(tmp_path / "temp"), "torchinductor_" + getpass.getuser())
+
+
+def test_simdlen_256_selects_other_architectures_own_256_bit_vectors():
+    """256 is scalar only on x86-64 without AVX2 and on macOS: POWER's VSX has 256-bit vectors."""
+    import platform
+
+    from torch._inductor import cpu_vec_isa
+
+    cpu_vec_isa.valid_vec_isa_list.cache_clear()
+    try:
+        with mock.patch.object(platform, "machine", lambda: "ppc64le"), inductor_config.patch({"cpp.simdlen": 256}):
+            isa = cpu_vec_isa.pick_vec_isa()
+            assert type(isa).__name__ == "VecVSX" and isa.bit_width() == 256
+    finally:
+        cpu_vec_isa.valid_vec_isa_list.cache_clear()
 
 
 def test_the_debug_folder_is_fixed_when_torch_is_imported(monkeypatch, tmp_path):
