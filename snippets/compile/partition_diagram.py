@@ -114,7 +114,7 @@ def draw_cut(cut: Cut) -> str:
     legend = [
         ("accent", words(en="saved by the forward for the backward", es="guardado por el forward para el backward")),
         ("c3", words(en="output of the head, gradients returned", es="salida de la cabeza, gradientes devueltos")),
-        ("c4", words(en="gradient arriving from above", es="gradiente que llega de arriba")),
+        ("c4", words(en="gradient arriving from above", es="gradiente entrante")),
         ("c1", words(en="input of the head", es="entrada de la cabeza")),
     ]
     if cut.recomputed:
