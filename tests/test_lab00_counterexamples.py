@@ -294,3 +294,9 @@ def test_autocast_caches_float32_leaves_only_and_only_with_its_cache_enabled():
     with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=False):
         first, second = logged(lambda: F.linear(x, W, b)), logged(lambda: F.linear(x, W, b))
     assert first.count("aten::_to_copy") == second.count("aten::_to_copy") == 3
+
+
+def test_the_nonfunctional_alias_leaves_the_sparse_coo_keys_without_a_row():
+    for op in ("aten::add.Tensor", "aten::mm"):
+        table = torch._C._dispatch_dump_table(op)
+        assert "SparseCUDA:" not in table and "SparseCsrCUDA:" in table

@@ -144,3 +144,13 @@ def test_a_view_may_keep_its_base_metadata():
     assert view._is_view() and view is not W and view._base is W
     assert (view.shape, view.stride(), view.storage_offset()) == (W.shape, W.stride(), W.storage_offset())
     assert view.untyped_storage().data_ptr() == W.untyped_storage().data_ptr()
+
+
+def test_some_in_place_operators_fall_through_ad_inplace_or_view_and_call_one_that_does_not():
+    def falls_through(op):
+        row = next(line for line in torch._C._dispatch_dump_table(op).splitlines()
+                   if line.startswith("ADInplaceOrView"))
+        return "fallthrough" in row
+
+    assert not falls_through("aten::add_.Tensor")
+    assert all(falls_through(op) for op in ("aten::multiply_.Scalar", "aten::clip_", "aten::_foreach_add_.Scalar"))

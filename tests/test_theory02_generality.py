@@ -168,3 +168,26 @@ def test_an_autograd_function_records_its_node_outside_the_dispatcher():
     with torch._C._ExcludeDispatchKeyGuard(autograd):
         assert torch.is_grad_enabled() and (x * 2).grad_fn is None
         assert type(Double.apply(x).grad_fn).__name__ == "DoubleBackward"
+
+
+def test_operations_with_nothing_to_do_return_their_input_and_record_no_node():
+    x = torch.randn(8, requires_grad=True)
+    for same in (F.dropout(x, 0.5, training=False), F.dropout(x, 0.0), x.flatten(), x.contiguous()):
+        assert same is x and same.grad_fn is None
+
+
+def test_a_python_number_torch_wraps_is_saved_without_pack():
+    x, packed = torch.randn(3, requires_grad=True), []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.shape) or t, lambda t: t):
+        x * 2.0
+    assert packed == []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.shape) or t, lambda t: t):
+        x * torch.tensor(2.0)
+    assert packed == [torch.Size([])]
+
+
+def test_an_in_place_write_to_a_saved_leaf_that_requires_grad_is_refused_at_once():
+    x, W = torch.randn(2, 4, requires_grad=True), torch.randn(6, 4, requires_grad=True)
+    F.linear(x, W)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        x.add_(1)
