@@ -56,8 +56,10 @@ def mini_project(dest: Path, en: str, es: str | None = None, snippets: dict[str,
     return dest
 
 
-def english_keys(result: dict) -> dict:
-    """A result whose keys are `words` markers, with its keys as the English page shows them."""
+def in_language(results, language: str = "en"):
+    """Results (JSON-like) with every `words` marker, in keys and values, replaced by its phrase in `language`."""
+    import json
+
     from hood.capture.common import localize
 
-    return {localize(str(key), "en"): value for key, value in result.items()}
+    return json.loads(localize(json.dumps(results, ensure_ascii=False), language))

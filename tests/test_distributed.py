@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-import json
 
 from hood.capture import collectives
 from hood.capture.common import localize
 from hood.capture.figure import figure_data
+from tests.sitekit import in_language
 from hood.capture.collectives import RankFailure, render_distinct_ranks, render_ranks, run_ranks, show_ranks
 from snippets.distributed.ddp import ddp_rank
 from snippets.distributed.fsdp import fsdp_rank
@@ -23,11 +23,6 @@ from snippets.distributed.pipeline import pp_rank
 from snippets.distributed.tensor_parallel import tp_rank
 
 F32 = 4  # bytes per float32 value
-
-
-def in_language(results, language="en"):
-    """The ranks' results with every `words` marker (in keys and values) replaced by its phrase in `language`."""
-    return json.loads(localize(json.dumps(results, ensure_ascii=False), language))
 
 
 @pytest.fixture(scope="module")
@@ -50,24 +45,15 @@ def pp_results():
     return run_ranks(pp_rank)
 
 
-@pytest.fixture(scope="module")
-def ddp(ddp_results):
-    return in_language(ddp_results)
+def _english(results: str):
+    """A module fixture named after `results` less `_results`: those ranks' results as the English page shows them."""
+    @pytest.fixture(scope="module", name=results.removesuffix("_results"))
+    def fixture(request):
+        return in_language(request.getfixturevalue(results))
+    return fixture
 
 
-@pytest.fixture(scope="module")
-def fsdp(fsdp_results):
-    return in_language(fsdp_results)
-
-
-@pytest.fixture(scope="module")
-def tp(tp_results):
-    return in_language(tp_results)
-
-
-@pytest.fixture(scope="module")
-def pp(pp_results):
-    return in_language(pp_results)
+ddp_fixture, fsdp_fixture, tp_fixture, pp_fixture = (_english(f"{n}_results") for n in ("ddp", "fsdp", "tp", "pp"))
 
 
 def test_ddp_syncs_weights_then_averages_gradients_in_one_all_reduce(ddp):

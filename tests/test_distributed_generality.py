@@ -17,7 +17,7 @@ from snippets.distributed.ddp_buckets import buckets_rank
 from snippets.distributed.observe import bytes_after_adam_step, observing
 from snippets.distributed.ranks import process_group
 from snippets.distributed.workload import two_layers
-from tests.sitekit import english_keys as english
+from tests.sitekit import in_language as english
 
 
 def test_an_explicit_one_mib_cap_rebuilds_the_four_layers_into_four_buckets():

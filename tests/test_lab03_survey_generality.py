@@ -6,7 +6,7 @@ import torch.nn as nn
 
 from hood.capture.collectives import run_ranks
 from snippets.distributed.observe import gloo_calls, observing, profiled
-from tests.sitekit import english_keys as english
+from tests.sitekit import in_language as english
 from snippets.distributed.ranks import process_group
 
 
