@@ -134,3 +134,13 @@ def test_a_lens_diff_shows_no_trace_header_under_an_output():
     shown = lens.diff(pinned, other, "2.12.1", "en")
     assert "page:" not in shown and "normalised" not in shown
     assert "-17 guards" in shown and "+29 guards" in shown and "@@ -1 +1 @@" in shown
+
+
+def test_a_lens_diff_shows_a_table_as_the_page_does():
+    """A Markdown table in an output is diffed as its cells in aligned columns: no pipes, no rule, no backticks."""
+    pinned = "| key | kernel |\n|---|---|\n| `CPU` | `RegisterCPU_0.cpp` |\n| `CUDA` | default |\n"
+    other = "| key | kernel |\n|---|---|\n| `CPU` | `RegisterCPU_0.cpp` |\n| `CUDA` | `RegisterCUDA_0.cpp` |\n"
+    shown = lens.diff(pinned, other, "2.14.1", "en")
+    assert "|" not in shown and "`" not in shown
+    assert "-CUDA   default" in shown and "+CUDA   RegisterCUDA_0.cpp" in shown
+    assert " CPU    RegisterCPU_0.cpp" in shown

@@ -81,17 +81,43 @@ def origin(expected: str, actual: str) -> str:
 
 
 
+_TABLE_ROW = re.compile(r"^\|.*\|$")
+_TABLE_RULE = re.compile(r"^\|(\s*:?-+:?\s*\|)+$")
+
+
+def _cells(row: str) -> list[str]:
+    """A Markdown table row's cells as the page shows them: trimmed, without the backticks of code."""
+    return [cell.strip().replace("`", "") for cell in row.strip()[1:-1].split("|")]
+
+
+def as_text_tables(*outputs: list[str]) -> list[list[str]]:
+    """The outputs' lines with every Markdown table row written as the page shows it, its cells in columns aligned
+    across all the outputs (so a diff pairs them), and the `|---|` rule dropped."""
+    widths: list[int] = []
+    for row in (line for lines in outputs for line in lines if _TABLE_ROW.match(line) and not _TABLE_RULE.match(line)):
+        for column, cell in enumerate(_cells(row)):
+            widths[len(widths):] = [0] * (column + 1 - len(widths))
+            widths[column] = max(widths[column], len(cell))
+
+    def text(row: str) -> str:
+        return "   ".join(cell.ljust(width) for cell, width in zip(_cells(row), widths)).rstrip()
+
+    return [[text(line) if _TABLE_ROW.match(line) else line for line in lines if not _TABLE_RULE.match(line)]
+            for lines in outputs]
+
+
 def diff(expected: str, actual: str, release: str, language: str = "en") -> str:
     """The unified diff from the pinned output to the release's, both as a page in `language` shows them: no trace
-    header, and a figure as the data it is drawn from under a line that says so in `language`."""
+    header, a table as its aligned cells (`as_text_tables`), and a figure as the data it is drawn from under a line
+    that says so in `language`."""
     words = interface.words(language, "lens_page")
 
     def shown(output: str) -> list[str]:
         lines = localize(without_header(output), language).splitlines()
         return [words["figure"] if line == FIGURE_MARK else line for line in lines]
 
-    return "\n".join(difflib.unified_diff(shown(expected), shown(actual), words["pinned"], f"torch {release}",
-                                          lineterm="", n=1))
+    before, after = as_text_tables(shown(expected), shown(actual))
+    return "\n".join(difflib.unified_diff(before, after, words["pinned"], f"torch {release}", lineterm="", n=1))
 
 
 @dataclass
