@@ -155,16 +155,40 @@ def test_a_spanish_page_shows_no_english_interface_text(page, base_url):
     assert page.locator('a.headerlink[title="Permanent link"]').count() > 0
 
 
-def test_at_phone_width_no_page_scrolls_sideways(browser, base_url, site_build):
+LONE_PERMALINKS = r"""() => [...document.querySelectorAll("article :is(h1, h2, h3, h4, h5, h6)")].flatMap(h => {
+  const link = h.querySelector(".headerlink");
+  if (!link || !link.getClientRects().length) return [];
+  const text = document.createRange();
+  text.selectNodeContents(h);
+  text.setEndBefore(link);
+  const bottoms = [...text.getClientRects()].map(r => r.bottom);
+  return bottoms.length && link.getBoundingClientRect().top >= Math.max(...bottoms) - 2 ? [h.id] : [];
+})"""
+"""The headings whose permalink wrapped onto a line of its own (an empty line under the title, as the link is unseen
+until hovered)."""
+
+
+def test_the_lone_permalink_check_finds_a_planted_one(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 600})
+    page = context.new_page()
+    link = '<a class="headerlink" style="display: inline-block; margin-left: .5em">¶</a>'
+    page.set_content(f'<article><h2 id="cut" style="width: 3em">Internals{link}</h2><h2 id="fits">Short{link}</h2>'
+                     '</article>')
+    assert page.evaluate(LONE_PERMALINKS) == ["cut"]
+    context.close()
+
+
+def test_at_phone_width_no_page_scrolls_sideways_or_leaves_a_heading_an_empty_line(browser, base_url, site_build):
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
-    wide = []
+    wide, lone = [], []
     for path in _page_paths(site_build.site):
         page.goto(f"{base_url}{path}")
         if page.evaluate("document.documentElement.scrollWidth > window.innerWidth"):
             wide.append(path)
+        lone += [f"{path}#{heading}" for heading in page.evaluate(LONE_PERMALINKS)]
     context.close()
-    assert wide == []
+    assert wide == [] and lone == []
 
 
 def test_the_dark_theme_toggle_switches_the_scheme_in_both_languages(browser, base_url):
