@@ -99,7 +99,7 @@ def test_pipeline_diagram_counts(capsys):
     english, spanish = details("en"), details("es")
     assert "joint, 14 ATen ops" in english and "6 ATen ops" in english and "8 ATen ops" in english
     assert "FX, 2 torch calls" in english and "FX, 2 llamadas a torch" in spanish
-    assert "conjunto, 14 ops de ATen" in spanish and "6 ops de ATen" in spanish
+    assert "grafo conjunto, 14 operadores de ATen" in spanish and "6 operadores de ATen" in spanish
     assert localize(out, "en") != localize(out, "es")
     kept = figure_data(out)
     assert "\u27e6" not in kept

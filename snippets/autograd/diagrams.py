@@ -17,7 +17,7 @@ def draw_linear_graph():
     print(figure(graph_svg(graph, words(en="Autograd graph of F.linear(x, W, b)",
                                         es="Grafo de autograd de F.linear(x, W, b)")), tree_text(graph),
                  words(en="Two nodes record the forward; an AccumulateGrad node stores each leaf's gradient.",
-                       es="Dos nodos graban el forward; un nodo AccumulateGrad guarda el gradiente de cada hoja.")))
+                       es="El forward queda grabado en dos nodos; un nodo AccumulateGrad guarda el gradiente de cada hoja.")))
     return graph
 
 
@@ -31,7 +31,7 @@ def draw_mlp_graph():
     print(figure(graph_svg(graph, words(en="Autograd graph of the MLP's NLL loss",
                                         es="Grafo de autograd de la pérdida NLL del MLP")), tree_text(graph),
                  words(en="Seven nodes record the forward, five AccumulateGrad nodes store the leaves' gradients.",
-                       es="Siete nodos graban el forward y cinco nodos AccumulateGrad guardan los gradientes de "
-                          "las hojas.")))
+                       es="El forward queda grabado en siete nodos y cinco nodos AccumulateGrad guardan los "
+                          "gradientes de las hojas.")))
     return graph
 # --8<-- [end:body]

@@ -25,11 +25,11 @@ def pipeline_diagram():
         Node("py", words(en="Python bytecode", es="bytecode de Python"),
              words(en=f"{instructions} instructions", es=f"{instructions} instrucciones")),
         Node("dynamo", "Dynamo", words(en=f"FX, {n['dynamo']} torch calls", es=f"FX, {n['dynamo']} llamadas a torch")),
-        Node("aot", "AOTAutograd", words(en=f"joint, {n['joint']} ATen ops", es=f"conjunto, {n['joint']} ops de ATen")),
+        Node("aot", "AOTAutograd", words(en=f"joint, {n['joint']} ATen ops", es=f"grafo conjunto, {n['joint']} operadores de ATen")),
         Node("fw", words(en="forward graph", es="grafo del forward"),
-             words(en=f"{n['forward']} ATen ops", es=f"{n['forward']} ops de ATen")),
+             words(en=f"{n['forward']} ATen ops", es=f"{n['forward']} operadores de ATen")),
         Node("bw", words(en="backward graph", es="grafo del backward"),
-             words(en=f"{n['backward']} ATen ops", es=f"{n['backward']} ops de ATen")),
+             words(en=f"{n['backward']} ATen ops", es=f"{n['backward']} operadores de ATen")),
         Node("inductor", "Inductor", words(en="C++, OpenMP on CPU", es="C++ y OpenMP en CPU")),
     ]
     edges = [("py", "dynamo"), ("dynamo", "aot"), ("aot", "fw"), ("aot", "bw"), ("fw", "inductor"), ("bw", "inductor")]

@@ -84,10 +84,10 @@ ES = {
     },
     "lens_box": {
         "prints": "En torch {release} esto imprime…", "raises": "En torch {release} este bloque lanza una excepción",
-        "build": "La diferencia viene de la versión para CUDA ({torch}; la fijada es la versión para CPU).",
+        "build": "La diferencia viene de que es una versión para CUDA ({torch}; la fijada es para CPU).",
         "release": "La diferencia viene de la versión de torch ({torch}).",
-        "both": "La diferencia viene de la versión de torch y de la versión para CUDA ({torch}; la fijada es la "
-                "versión para CPU).",
+        "both": "La diferencia viene de la versión de torch y de que es una versión para CUDA ({torch}; la fijada "
+                "es para CPU).",
         "error": "Con {torch}:",
     },
     "lens_page": {
@@ -125,7 +125,7 @@ ES = {
             "predicted_wrong": "incorrecto: predijiste {guess!r}; torch dice {real!r}",
             "kind": {"notebook": "notebook", "script": "script", "learner": "tu notebook, con tareas y comprobaciones",
                      "solutions": "notebook de soluciones", "solutions_script": "script de soluciones"},
-            "downloads": "Llévate esta página: {links}. Cada uno funciona solo con torch {torch} "
+            "downloads": "Llévate esta página: {links}. A cada uno solo le hace falta torch {torch} "
                          "(<code>pip install torch=={torch} jupyter</code>).",
             "downloads_with": "Llévate esta página: {links}. Cada uno funciona con torch {torch} y {needs}, que "
                               "importa una función de torch de esta página (<code>pip install torch=={torch} "
