@@ -140,6 +140,6 @@ def show_annotated_kernel(head_code: InductorOutput) -> list[Note]:
                  words(en="Line numbers count from the first line of each listing; a highlighted line is one that a "
                           "check of a note matched.",
                        es="Los números de línea cuentan desde la primera línea de cada listado; una línea resaltada "
-                          "es una que cumplió alguna comprobación de una nota.")))
+                          "es una que cumplió alguna comprobación de una afirmación.")))
     return notes
 # --8<-- [end:body]

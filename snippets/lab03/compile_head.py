@@ -19,7 +19,7 @@ def compile_head(batch=2, tol=1e-6, seed=42):
         eager_y = model(x)
     agreement = max_diff(eager_y, compiled_y, tol)
     print(words(en=f"batch {batch}: eager and compiled agree, max abs diff {agreement}:",
-                es=f"lote {batch}: eager y compilado coinciden, máxima diferencia absoluta {agreement}:"),
+                es=f"lote {batch}: eager y compilado coinciden, diferencia absoluta máxima {agreement}:"),
           agreement.within)
     head_code = inductor_output(code)
     print(render_inductor_summary(head_code))

@@ -15,7 +15,7 @@ def lab03_report(agreement, annotation_ok, rows) -> str:
         "",
         words(en="## Part A · Compile match", es="## Parte A · Compilado frente a eager"),
         words(en=f"Eager and compiled TinyHead (batch 2), max abs diff {agreement}: **{agreement.within}**.",
-              es=f"TinyHead eager y compilado (lote 2), máxima diferencia absoluta {agreement}: "
+              es=f"TinyHead eager y compilado (lote 2), diferencia absoluta máxima {agreement}: "
                  f"**{agreement.within}**."),
         "",
         words(en="## Parts B to D · Generated code", es="## Partes B a D · Código generado"),

@@ -77,7 +77,7 @@ def survey_runs():
                     es=f"{SPANISH_NAMES.get(name, name)}: párrafo escrito: {bool(written.get(name))}; ranks que "
                        f"respondieron: {len(runs[name])}"))
     print(words(en=f"choice for the MiniGPT given: {bool(written.get('MiniGPT'))}",
-                es=f"elección para el MiniGPT dada: {bool(written.get('MiniGPT'))}"))
+                es=f"elección para el MiniGPT escrita: {bool(written.get('MiniGPT'))}"))
     return runs
 
 
