@@ -146,3 +146,16 @@ def test_linear_records_addmm_only_in_eager_mode_with_grad_on():
     with torch.no_grad():
         assert F.linear(x, W, b).grad_fn is None
     torch._dynamo.reset()
+
+
+def test_what_another_release_prints_comes_from_records_not_from_the_build():
+    """The home page and the build page: not every output on the pages was printed by the pinned torch while the
+    site was built. The lens records hold other releases' outputs of blocks of these pages, shown under them."""
+    releases = lens.load(ROOT / "traces" / lens.LENS_DIR)
+    shown = {key for release in releases for key, entry in release.entries.items() if not entry.matched}
+    assert {r.release for r in releases} == {"2.12.1", "2.14.1"} and torch.__version__.startswith("2.13.0")
+    assert {"labs/00-trace-the-dispatcher.md#exercise-1", "reference/reading-outputs.md#inductor-wrapper"} <= shown
+    home = (ROOT / "docs" / "en" / "index.md").read_text(encoding="utf-8")
+    build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
+    assert "The one exception is what another torch release prints" in home
+    assert "except what another torch release\nprints" in build
