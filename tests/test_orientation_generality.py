@@ -46,13 +46,16 @@ def test_a_call_starts_at_the_top_key_its_operator_does_not_fall_through():
 
 
 def test_only_a_few_timings_go_untraced_and_the_normaliser_hides_times():
-    """Every executed block is compared with a trace but the measurements; two timings normalise alike."""
+    """Every executed block is compared with a trace but the measurements; two timings normalise alike. So only a
+    traced block's numbers read the same on every machine, as the build page says."""
     untraced = {options.get("id") for page in (ROOT / "docs" / "en").rglob("*.md")
                 for options, _ in executed_blocks(page.read_text(encoding="utf-8")) if options.get("trace") == "off"}
     assert untraced == TIMINGS
     assert normalise_text("eager 12.5 ms (25%) at 0x7f3a2c001234") == normalise_text(
         "eager 80.0 ms (124%) at 0x55d0beef0042")
     assert normalise_text("2 kernels") != normalise_text("3 kernels")
+    build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
+    assert "The numbers a traced block prints read the same on every machine (measurements are not traced)" in build
 
 
 def _changed(release: lens.Release, entry: lens.LensEntry) -> list[str]:
@@ -159,3 +162,4 @@ def test_what_another_release_prints_comes_from_records_not_from_the_build():
     build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
     assert "The one exception is what another torch release prints" in home
     assert "except what another torch release\nprints" in build
+
