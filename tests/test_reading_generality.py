@@ -212,6 +212,7 @@ def test_a_dispatch_mode_sees_composite_explicit_ops_whole_and_implicit_ones_onl
 
 
 def test_autograd_grad_leaves_the_leafs_grad_alone():
+    """The glossary's leaf and the grad_fn chain's AccumulateGrad: only backward() writes x.grad."""
     x, _ = tiny_inputs()
     (g,) = torch.autograd.grad((x * x).sum(), x)
     assert x.grad is None and g.shape == x.shape
