@@ -46,13 +46,16 @@ def test_a_call_starts_at_the_top_key_its_operator_does_not_fall_through():
 
 
 def test_only_a_few_timings_go_untraced_and_the_normaliser_hides_times():
-    """Every executed block is compared with a trace but the measurements; two timings normalise alike."""
+    """Every executed block is compared with a trace but the measurements; two timings normalise alike. So only a
+    traced block's numbers read the same on every machine, as the build page says."""
     untraced = {options.get("id") for page in (ROOT / "docs" / "en").rglob("*.md")
                 for options, _ in executed_blocks(page.read_text(encoding="utf-8")) if options.get("trace") == "off"}
     assert untraced == TIMINGS
     assert normalise_text("eager 12.5 ms (25%) at 0x7f3a2c001234") == normalise_text(
         "eager 80.0 ms (124%) at 0x55d0beef0042")
     assert normalise_text("2 kernels") != normalise_text("3 kernels")
+    build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
+    assert "The numbers a traced block prints read the same on every machine (measurements are not traced)" in build
 
 
 def _changed(release: lens.Release, entry: lens.LensEntry) -> list[str]:
@@ -146,3 +149,17 @@ def test_linear_records_addmm_only_in_eager_mode_with_grad_on():
     with torch.no_grad():
         assert F.linear(x, W, b).grad_fn is None
     torch._dynamo.reset()
+
+
+def test_what_another_release_prints_comes_from_records_not_from_the_build():
+    """The home page and the build page: not every output on the pages was printed by the pinned torch while the
+    site was built. The lens records hold other releases' outputs of blocks of these pages, shown under them."""
+    releases = lens.load(ROOT / "traces" / lens.LENS_DIR)
+    shown = {key for release in releases for key, entry in release.entries.items() if not entry.matched}
+    assert {r.release for r in releases} == {"2.12.1", "2.14.1"} and torch.__version__.startswith("2.13.0")
+    assert {"labs/00-trace-the-dispatcher.md#exercise-1", "reference/reading-outputs.md#inductor-wrapper"} <= shown
+    home = (ROOT / "docs" / "en" / "index.md").read_text(encoding="utf-8")
+    build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
+    assert "The one exception is what another torch release prints" in home
+    assert "except what another torch release\nprints" in build
+

@@ -1,7 +1,7 @@
 """The reading guide's general sentences, narrowed where a counterexample broke them: fallthrough keys are skipped,
 nested calls start below keys their caller excluded, an in-place result stays marked, the detach comes from the
 mode, matmul reaches a mode under inference_mode, blocks that need an earlier one, what MmBackward0 saves and what an
-FX graph's lines are."""
+FX graph's lines are; and the glossary's definitions, each against the case that broke it."""
 
 from __future__ import annotations
 
@@ -138,3 +138,139 @@ def test_fx_code_renames_the_placeholders_then_three_calls_and_none_only_drops_r
     assert [line.split(" = ", 1)[0] for line in body[2:5]] == ["matmul", "relu", "add"]
     assert body[5] == "return (add,)" and len(body) == 6
     assert body[2].endswith("l_x_ = l_w_ = None")
+
+
+def test_an_op_with_nothing_to_do_returns_its_input_still_marked_under_inference_mode():
+    """Not every result of an out-of-place op is unmarked: under inference_mode, `to` with the tensor's own dtype and
+    dropout in eval reach the mode and return their input, which still requires grad."""
+    x, _ = tiny_inputs()
+    with torch.inference_mode(), OpLog() as log:
+        same = x.to(torch.float32)
+        torch.nn.functional.dropout(x, training=False)
+    assert same is x
+    assert [(c.op, c.out) for c in log.calls] == [("aten::to.dtype", "f32[2, 3] grad"),
+                                                  ("aten::dropout", "f32[2, 3] grad")]
+    with OpLog() as log:
+        x.to(torch.float32)  # outside inference_mode it does not reach the mode at all
+    assert log.calls == []
+
+
+# ---------------------------------------------------------------- the glossary's definitions (glossary.yml)
+
+
+def _definition(word: str) -> str:
+    from hood import glossary
+
+    terms = glossary.load(ROOT / glossary.GLOSSARY_FILE, ["en"])["en"]
+    return next(t.definition for t in terms if t.word == word)
+
+
+def test_autograd_combines_with_every_backend_autocast_has_a_few_keys_of_its_own():
+    """Functionality key: AutogradMeta and AutogradLazy exist, AutocastMeta and AutocastLazy do not; the header
+    itself says Autocast is not yet a per-backend functionality."""
+    members = set(K.__members__)
+    backends = ("CPU", "CUDA", "Lazy", "Meta", "MPS", "HPU", "XPU", "PrivateUse1")
+    assert all(f"Autograd{b}" in members for b in backends)
+    assert {b for b in backends if f"Autocast{b}" not in members} == {"Lazy", "Meta"}
+    header = (Path(torch.__file__).parent / "include/c10/core/DispatchKey.h").read_text()
+    assert "// TODO: make Autocast a functionality key" in header
+    assert "Autocast has a key of its own for a few devices only" in _definition("functionality key")
+
+
+def test_a_default_backend_kernel_fills_only_the_backends_its_alias_covers():
+    """add.Tensor's CompositeExplicitAutogradNonFunctional kernel fills CUDA but leaves XLA, Lazy and SparseCUDA
+    without a row; ones_like's CompositeExplicitAutograd kernel fills all three."""
+    def rows(op):
+        return {line.split(":")[0]: line for line in torch._C._dispatch_dump_table(op).splitlines()}
+    add, ones_like = rows("aten::add.Tensor"), rows("aten::ones_like")
+    assert "default backend kernel" in add["CUDA"]
+    assert not {"XLA", "Lazy", "SparseCUDA"} & set(add)
+    assert all("default backend kernel" in ones_like[k] for k in ("XLA", "Lazy", "SparseCUDA"))
+
+
+def test_a_view_made_under_inference_mode_is_not_an_inference_tensor():
+    base = torch.randn(3)
+    with torch.inference_mode():
+        view, made = base[:2], torch.ones(2)
+    assert made.is_inference() and not view.is_inference()
+    assert "AutogradCPU" in str(torch._C._dispatch_keys(view))
+
+
+def test_a_dispatch_mode_sees_composite_explicit_ops_whole_and_implicit_ones_only_without_autograd():
+    """t (CompositeExplicitAutograd) reaches the mode whole; linear (CompositeImplicitAutograd) only under
+    inference_mode."""
+    x, w = tiny_inputs()
+    weight = w.t()  # linear takes (out, in)
+    assert "RegisterCompositeExplicitAutograd" in torch._C._dispatch_dump_table("aten::t")
+    with OpLog() as log:
+        x.t()
+        torch.nn.functional.linear(x, weight)
+    assert log.names == ["aten::t", "aten::t", "aten::mm"]
+    with torch.inference_mode(), OpLog() as log:
+        torch.nn.functional.linear(x, weight)
+    assert log.names == ["aten::linear"]
+
+
+def test_autograd_grad_leaves_the_leafs_grad_alone():
+    """The glossary's leaf and the grad_fn chain's AccumulateGrad: only backward() writes x.grad."""
+    x, _ = tiny_inputs()
+    (g,) = torch.autograd.grad((x * x).sum(), x)
+    assert x.grad is None and g.shape == x.shape
+    (x * x).sum().backward()
+    assert torch.equal(x.grad, g)
+
+
+def test_addmm_saves_only_the_matrices_the_gradients_need():
+    """W requires grad, x does not: AddmmBackward0 keeps x (mat1) for W's gradient and no mat2."""
+    x, W, b = torch.randn(2, 4), torch.randn(5, 4, requires_grad=True), torch.randn(5, requires_grad=True)
+    node = torch.nn.functional.linear(x, W, b).grad_fn
+    assert type(node).__name__ == "AddmmBackward0"
+    assert node._saved_mat1 is not None and node._saved_mat1.shape == (2, 4) and node._saved_mat2 is None
+    node = torch.nn.functional.linear(x.requires_grad_(), W, b).grad_fn
+    assert node._saved_mat1 is not None and node._saved_mat2 is not None
+
+
+def test_the_version_counter_belongs_to_the_tensor_not_to_its_storage():
+    """A view and detach() share it; .data shares the storage but not the counter, so backward does not see a
+    change made through it."""
+    t = torch.zeros(4)
+    t[:2].add_(1)
+    t.detach().add_(1)
+    assert t._version == 2
+    t.data.add_(1)
+    assert t._version == 2 and t.data.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+    w = torch.ones(3, requires_grad=True)
+    y = w.exp()  # ExpBackward0 saves its result
+    y.data.mul_(2)
+    y.sum().backward()  # no error: the saved result was changed behind the counter's back
+    assert torch.allclose(w.grad, 2 * torch.ones(3).exp())
+
+
+def test_a_guard_failure_reuses_an_earlier_version_and_compiling_stops_at_the_limit(like_a_block):
+    from torch._dynamo.testing import CompileCounter
+
+    counter = CompileCounter()
+    f = torch.compile(lambda t: t.sin() + 1, backend=counter)
+    for dtype in (torch.float32, torch.float64, torch.float32):
+        f(torch.ones(2, dtype=dtype))
+    assert counter.frame_count == 2  # float32 again passes the first version's guards
+    dtypes = (torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8,
+              torch.complex64)
+    for dtype in dtypes:
+        f(torch.ones(2, dtype=dtype))
+    assert torch._dynamo.config.recompile_limit == 8 and counter.frame_count == 8
+
+
+def test_a_graph_break_inside_try_makes_no_graph(like_a_block):
+    """The glossary's graph break, against theory 03's two functions: outside try, two graphs; inside, none."""
+    from torch._dynamo.testing import CompileCounter
+
+    from tests.test_theory03_generality import _break_in_try, _break_outside_try
+
+    for fn, graphs in ((_break_in_try, 0), (_break_outside_try, 2)):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        with contextlib.redirect_stdout(None):
+            torch.compile(fn, backend=counter)(torch.randn(3))
+        assert counter.frame_count == graphs, fn.__name__
+    assert "skips the whole frame" in _definition("graph break")
