@@ -1,6 +1,7 @@
 """Theory 01's general sentences, narrowed where a counterexample broke them: what linear and matmul decompose
 into, the registration printer, the dispatch trace's #if, contexts and the fallthrough mask, enabling autocast,
-the autocast keys, and views with the base's own metadata."""
+the autocast keys, views with the base's own metadata, linear's bias added in place but out of place under a
+mode, and which functionality bits print alone."""
 
 from __future__ import annotations
 
@@ -154,3 +155,24 @@ def test_some_in_place_operators_fall_through_ad_inplace_or_view_and_call_one_th
 
     assert not falls_through("aten::add_.Tensor")
     assert all(falls_through(op) for op in ("aten::multiply_.Scalar", "aten::clip_", "aten::_foreach_add_.Scalar"))
+
+
+def test_linear_adds_the_bias_in_place_unless_a_dispatch_mode_is_on():
+    """A non-contiguous 3-D input: linear adds the bias with add_; under a dispatch mode, with an out-of-place add."""
+    _, W, b = running_example()
+    transposed = torch.randn(2, 3, 64).transpose(0, 1)
+    with recording_dispatch() as steps:
+        F.linear(transposed, W, b)
+    assert {s.op for s in steps if s.op.startswith("aten.add")} == {"aten.add_.Tensor"}
+    adds = [name for name in logged(lambda: F.linear(transposed, W, b)) if name.startswith("aten::add")]
+    assert adds == ["aten::add.Tensor"]
+
+
+def test_only_a_per_backend_functionality_bit_prints_empty_alone():
+    """AutogradFunctionality and Dense alone print as an empty set; with the CPU bit they make a key. AutogradOther,
+    AutogradNestedTensor and ADInplaceOrView are bits of their own and print alone."""
+    for bit, completed in ((K.AutogradFunctionality, "AutogradCPU"), (K.Dense, "CPU")):
+        assert str(S(bit)) == "DispatchKeySet()"
+        assert (S(bit) | S(K.CPU)).has(getattr(K, completed))  # the CPU key brings the CPU backend bit
+    for name in ("AutogradOther", "AutogradNestedTensor", "ADInplaceOrView"):
+        assert str(S(getattr(K, name))) == f"DispatchKeySet({name})"
