@@ -1,20 +1,23 @@
 """Theory 01's general sentences, narrowed where a counterexample broke them: what linear and matmul decompose
 into, the registration printer, the dispatch trace's #if, contexts and the fallthrough mask, enabling autocast,
 the autocast keys, views with the base's own metadata, linear's bias added in place but out of place under a
-mode, and which functionality bits print alone."""
+mode, which functionality bits print alone, and what the key-stack figure's orange cell is."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
+from hood.capture.common import localize
 from hood.capture.dispatch import recording_dispatch
 from hood.capture.keys import key_view
 from hood.capture.ops import OpLog
 from hood.capture.tables import table_rows
-from hood.stdout import captured_stdout
+from hood.stdout import captured_stdout, printed
+from snippets.dispatcher import key_stack
 from snippets.running_example import running_example
 
 HEADERS = Path(torch.__file__).parent / "include"
@@ -176,3 +179,14 @@ def test_only_a_per_backend_functionality_bit_prints_empty_alone():
         assert (S(bit) | S(K.CPU)).has(getattr(K, completed))  # the CPU key brings the CPU backend bit
     for name in ("AutogradOther", "AutogradNestedTensor", "ADInplaceOrView"):
         assert str(S(getattr(K, name))) == f"DispatchKeySet({name})"
+
+
+def test_the_key_stack_figure_calls_its_orange_cell_the_top_of_the_key_set():
+    """Under inference_mode the orange cell, the top of the call's key set, is a key where neither linear nor addmm
+    ran a kernel: the legend and the caption do not say it fires first."""
+    stacks, out = printed(key_stack.key_stacks)
+    inference = next(s for s in stacks if s.label == "torch.inference_mode()")
+    assert inference.first == "ADInplaceOrView"
+    assert all(inference.first not in keys for keys in inference.ran.values())
+    english = html.unescape(localize(out, "en"))
+    assert "fires first" not in english and english.count("top of the call's key set") == 2
