@@ -1,7 +1,8 @@
 """Theory 01's general sentences, narrowed where a counterexample broke them: what linear and matmul decompose
 into, the registration printer, the dispatch trace's #if, contexts and the fallthrough mask, enabling autocast,
 the autocast keys, views with the base's own metadata, linear's bias added in place but out of place under a
-mode, which functionality bits print alone, and what the key-stack figure's orange cell is."""
+mode, which functionality bits print alone, what the key-stack figure's orange cell is, and autocast's cache
+under inference_mode."""
 
 from __future__ import annotations
 
@@ -190,3 +191,17 @@ def test_the_key_stack_figure_calls_its_orange_cell_the_top_of_the_key_set():
     assert all(inference.first not in keys for keys in inference.ran.values())
     english = html.unescape(localize(out, "en"))
     assert "fires first" not in english and english.count("top of the call's key set") == 2
+
+
+def test_autocast_caches_no_cast_under_inference_mode():
+    """Under no_grad the second call in the region casts nothing; under inference_mode each call casts x, W and b
+    again, and a mode sees aten::to, whose _to_copy runs below it."""
+    x, W, b = running_example()
+    with torch.autocast("cpu", dtype=torch.bfloat16), torch.no_grad():
+        assert [logged(lambda: F.linear(x, W, b)).count("aten::_to_copy") for _ in range(2)] == [3, 0]
+    with torch.autocast("cpu", dtype=torch.bfloat16), torch.inference_mode():
+        for _ in range(2):
+            assert logged(lambda: F.linear(x, W, b)) == ["aten::to.dtype"] * 3 + ["aten::linear"]
+        with recording_dispatch() as steps:
+            F.linear(x, W, b)
+    assert [s.key for s in steps if s.op == "aten._to_copy.default"].count("CPU") == 3
