@@ -44,7 +44,7 @@ def test_key_stack_columns_and_rows(stacks):
     everything = by_label["OpLog(), a TorchDispatchMode"].carried
     assert everything == ("PythonTLSSnapshot", "AutocastCPU", "AutogradCPU", "ADInplaceOrView", "Python",
                           "BackendSelect", "CPU")  # highest priority first
-    for s in by_label.values():  # the first coloured cell of a column is the key that fires first
+    for s in by_label.values():  # the first coloured cell of a column is the top of the call's key set
         assert s.effective[0] == s.first and set(s.effective) | set(s.excluded) == set(s.carried)
 
 

@@ -1,19 +1,24 @@
 """Theory 01's general sentences, narrowed where a counterexample broke them: what linear and matmul decompose
 into, the registration printer, the dispatch trace's #if, contexts and the fallthrough mask, enabling autocast,
-the autocast keys, and views with the base's own metadata."""
+the autocast keys, views with the base's own metadata, linear's bias added in place but out of place under a
+mode, which functionality bits print alone, what the key-stack figure's orange cell is, and autocast's cache
+under inference_mode."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
+from hood.capture.common import localize
 from hood.capture.dispatch import recording_dispatch
 from hood.capture.keys import key_view
 from hood.capture.ops import OpLog
 from hood.capture.tables import table_rows
-from hood.stdout import captured_stdout
+from hood.stdout import captured_stdout, printed
+from snippets.dispatcher import key_stack
 from snippets.running_example import running_example
 
 HEADERS = Path(torch.__file__).parent / "include"
@@ -154,3 +159,49 @@ def test_some_in_place_operators_fall_through_ad_inplace_or_view_and_call_one_th
 
     assert not falls_through("aten::add_.Tensor")
     assert all(falls_through(op) for op in ("aten::multiply_.Scalar", "aten::clip_", "aten::_foreach_add_.Scalar"))
+
+
+def test_linear_adds_the_bias_in_place_unless_a_dispatch_mode_is_on():
+    """A non-contiguous 3-D input: linear adds the bias with add_; under a dispatch mode, with an out-of-place add."""
+    _, W, b = running_example()
+    transposed = torch.randn(2, 3, 64).transpose(0, 1)
+    with recording_dispatch() as steps:
+        F.linear(transposed, W, b)
+    assert {s.op for s in steps if s.op.startswith("aten.add")} == {"aten.add_.Tensor"}
+    adds = [name for name in logged(lambda: F.linear(transposed, W, b)) if name.startswith("aten::add")]
+    assert adds == ["aten::add.Tensor"]
+
+
+def test_only_a_per_backend_functionality_bit_prints_empty_alone():
+    """AutogradFunctionality and Dense alone print as an empty set; with the CPU bit they make a key. AutogradOther,
+    AutogradNestedTensor and ADInplaceOrView are bits of their own and print alone."""
+    for bit, completed in ((K.AutogradFunctionality, "AutogradCPU"), (K.Dense, "CPU")):
+        assert str(S(bit)) == "DispatchKeySet()"
+        assert (S(bit) | S(K.CPU)).has(getattr(K, completed))  # the CPU key brings the CPU backend bit
+    for name in ("AutogradOther", "AutogradNestedTensor", "ADInplaceOrView"):
+        assert str(S(getattr(K, name))) == f"DispatchKeySet({name})"
+
+
+def test_the_key_stack_figure_calls_its_orange_cell_the_top_of_the_key_set():
+    """Under inference_mode the orange cell, the top of the call's key set, is a key where neither linear nor addmm
+    ran a kernel: the legend and the caption do not say it fires first."""
+    stacks, out = printed(key_stack.key_stacks)
+    inference = next(s for s in stacks if s.label == "torch.inference_mode()")
+    assert inference.first == "ADInplaceOrView"
+    assert all(inference.first not in keys for keys in inference.ran.values())
+    english = html.unescape(localize(out, "en"))
+    assert "fires first" not in english and english.count("top of the call's key set") == 2
+
+
+def test_autocast_caches_no_cast_under_inference_mode():
+    """Under no_grad the second call in the region casts nothing; under inference_mode each call casts x, W and b
+    again, and a mode sees aten::to, whose _to_copy runs below it."""
+    x, W, b = running_example()
+    with torch.autocast("cpu", dtype=torch.bfloat16), torch.no_grad():
+        assert [logged(lambda: F.linear(x, W, b)).count("aten::_to_copy") for _ in range(2)] == [3, 0]
+    with torch.autocast("cpu", dtype=torch.bfloat16), torch.inference_mode():
+        for _ in range(2):
+            assert logged(lambda: F.linear(x, W, b)) == ["aten::to.dtype"] * 3 + ["aten::linear"]
+        with recording_dispatch() as steps:
+            F.linear(x, W, b)
+    assert [s.key for s in steps if s.op == "aten._to_copy.default"].count("CPU") == 3

@@ -127,7 +127,7 @@ def stack_svg(stacks: list[KeyStack], title: str) -> str:
                 y_mark = top + STACK_CELL_H / 2 + 4 + (i - (len(marks) - 1) / 2) * 14
                 parts.append(text(x + STACK_CELL_W / 2, y_mark, mark, "" if ops else "small"))
     grid_h = STACK_PAD + STACK_HEAD_H + len(rows) * (STACK_LABEL_H + STACK_CELL_H + STACK_GAP)
-    entries = [("accent", "", words(en="fires first", es="actúa primero")),
+    entries = [("accent", "", words(en="top of the call's key set", es="la más alta del conjunto de claves")),
                ("c1", "", words(en="in the call's key set", es="en el conjunto de claves de la llamada")),
                ("muted", "\u00d7", words(en="excluded by the thread-local exclude set",
                                          es="excluida por el conjunto de exclusión del hilo")),
@@ -146,9 +146,9 @@ def key_stacks():
     svg = stack_svg(stacks, words(en="Keys of F.linear(x, W, b) in each context",
                                   es="Claves de F.linear(x, W, b) en cada contexto"))
     print(figure(svg, render_stacks(stacks), words(
-        en="Read a column from the top: the first orange cell is the key that fires first; the names say where "
-           "linear and addmm ran a kernel.",
-        es="Lee cada columna desde arriba: la primera celda naranja es la clave que actúa primero; los nombres dicen "
-           "dónde ejecutaron un kernel linear y addmm.")))
+        en="Read a column from the top: the orange cell is the top of the call's key set; the names say where "
+           "linear and addmm ran a kernel, which is not always the orange cell.",
+        es="Lee cada columna desde arriba: la celda naranja es la clave más alta del conjunto de la llamada; los "
+           "nombres dicen dónde ejecutaron un kernel linear y addmm, que no siempre es la celda naranja.")))
     return stacks
 # --8<-- [end:body]
