@@ -176,6 +176,13 @@ def test_operations_with_nothing_to_do_return_their_input_and_record_no_node():
         assert same is x and same.grad_fn is None
 
 
+def test_a_view_with_nothing_to_do_still_returns_a_new_tensor_with_a_node():
+    """Only some operations with nothing to do return x: x.view(x.shape), x[:] and the like record a node."""
+    x = torch.randn(3, 4, requires_grad=True)
+    for view, node in ((x.view(x.shape), "ViewBackward0"), (x[:], "SliceBackward0"), (x.squeeze(), "SqueezeBackward0")):
+        assert view is not x and type(view.grad_fn).__name__ == node
+
+
 def test_a_python_number_torch_wraps_is_saved_without_pack():
     x, packed = torch.randn(3, requires_grad=True), []
     with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.shape) or t, lambda t: t):
