@@ -4,6 +4,8 @@ hook stays after an in-place update, and the keys a dispatch mode meets under in
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -198,3 +200,27 @@ def test_an_in_place_write_to_a_saved_leaf_that_requires_grad_is_refused_at_once
     F.linear(x, W)
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         x.add_(1)
+
+
+def test_sequence_numbers_are_per_thread_so_an_older_node_can_run_first():
+    """exp, made first on a busy thread, outnumbers sin, made later on a fresh one, and runs before it."""
+    x, made = torch.randn(3, requires_grad=True), {}
+
+    def busy_then_exp():
+        for _ in range(20):
+            x * 1
+        made["older"] = x.exp()
+
+    def sin_on_a_fresh_thread():
+        made["newer"] = x.sin()
+
+    for target in (busy_then_exp, sin_on_a_fresh_thread):
+        thread = threading.Thread(target=target)
+        thread.start()
+        thread.join()
+    older, newer, ran = made["older"], made["newer"], []
+    assert older.grad_fn._sequence_nr() > newer.grad_fn._sequence_nr()
+    older.grad_fn.register_prehook(lambda grad_outputs: ran.append("older"))
+    newer.grad_fn.register_prehook(lambda grad_outputs: ran.append("newer"))
+    (older.sum() + newer.sum()).backward()
+    assert ran == ["older", "newer"]
