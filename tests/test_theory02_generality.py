@@ -202,6 +202,24 @@ def test_an_in_place_write_to_a_saved_leaf_that_requires_grad_is_refused_at_once
         x.add_(1)
 
 
+def test_a_view_of_such_a_leaf_and_an_output_of_unbind_or_split_are_refused_at_once_too():
+    """Outside no_grad only: the W.t() addmm saved, and a split output that requires grad, saved by mul."""
+    x, W, b = running_example()
+    y = F.linear(x, W, b)
+    assert y.grad_fn._saved_mat2._base is W
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        y.grad_fn._saved_mat2.mul_(2)
+    z = torch.randn(4, requires_grad=True) * 1
+    for multiple in (z.unbind(), z.split(2)):
+        part = multiple[0]
+        part * part  # saves part
+        with pytest.raises(RuntimeError, match="output of a function that returns multiple views"):
+            part.mul_(2)
+    with torch.no_grad():
+        W.t().mul_(1)
+        z.split(2)[0].mul_(1)
+
+
 def test_sequence_numbers_are_per_thread_so_an_older_node_can_run_first():
     """exp, made first on a busy thread, outnumbers sin, made later on a fresh one, and runs before it."""
     x, made = torch.randn(3, requires_grad=True), {}
