@@ -242,3 +242,15 @@ def test_sequence_numbers_are_per_thread_so_an_older_node_can_run_first():
     newer.grad_fn.register_prehook(lambda grad_outputs: ran.append("newer"))
     (older.sum() + newer.sum()).backward()
     assert ran == ["older", "newer"]
+
+
+def test_under_inference_mode_only_new_tensors_are_inference_tensors():
+    """A view, a detach() and an in-place update of a normal tensor stay normal; the update still counts."""
+    x, W, b = running_example()
+    t = torch.zeros(3)
+    with torch.inference_mode():
+        y = F.linear(x, W, b)
+        view, detached, updated = W.t(), W.detach(), t.add_(1)
+    assert y.is_inference()
+    assert not any(out.is_inference() for out in (view, detached, updated))
+    assert updated is t and t._version == 1
