@@ -145,14 +145,21 @@ def test_an_input_declared_non_differentiable_gets_no_entry_in_next_functions():
 
 
 def test_attention_records_the_cpu_flash_node_only_for_a_4d_input_without_dropout():
-    import torch.nn.functional as F
+    """And only when query, key and value share batch and head size, each with a last dimension of stride 1."""
 
-    def node(shape, **kwargs):
+    def node(shape, key=None, value=None, **kwargs):
         q = torch.randn(shape, requires_grad=True)
-        return type(F.scaled_dot_product_attention(q, q, q, **kwargs).grad_fn).__name__
+        k = q if key is None else key
+        out = F.scaled_dot_product_attention(q, k, k if value is None else value, **kwargs)
+        return type(out.grad_fn).__name__
 
-    assert node((1, 2, 4, 8)) == "ScaledDotProductFlashAttentionForCpuBackward0"
-    assert node((2, 4, 8)) == node((1, 2, 4, 8), dropout_p=0.5) == "UnsafeViewBackward0"
+    flash, math = "ScaledDotProductFlashAttentionForCpuBackward0", "UnsafeViewBackward0"
+    assert node((1, 2, 4, 8)) == flash
+    assert node((2, 4, 8)) == node((1, 2, 4, 8), dropout_p=0.5) == math
+    assert node((1, 2, 4, 8), value=torch.randn(1, 2, 4, 16)) == math  # another head size for value
+    assert node((2, 2, 4, 8), key=torch.randn(1, 2, 4, 8)) == math  # key and value broadcast over the batch
+    transposed = torch.randn(1, 2, 8, 4).transpose(-1, -2)  # (1, 2, 4, 8), last stride 4
+    assert node((1, 2, 4, 8), key=transposed) == math
 
 
 def test_an_autograd_function_records_its_node_outside_the_dispatcher():
