@@ -4,6 +4,8 @@ hook stays after an in-place update, and the keys a dispatch mode meets under in
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -143,14 +145,21 @@ def test_an_input_declared_non_differentiable_gets_no_entry_in_next_functions():
 
 
 def test_attention_records_the_cpu_flash_node_only_for_a_4d_input_without_dropout():
-    import torch.nn.functional as F
+    """And only when query, key and value share batch and head size, each with a last dimension of stride 1."""
 
-    def node(shape, **kwargs):
+    def node(shape, key=None, value=None, **kwargs):
         q = torch.randn(shape, requires_grad=True)
-        return type(F.scaled_dot_product_attention(q, q, q, **kwargs).grad_fn).__name__
+        k = q if key is None else key
+        out = F.scaled_dot_product_attention(q, k, k if value is None else value, **kwargs)
+        return type(out.grad_fn).__name__
 
-    assert node((1, 2, 4, 8)) == "ScaledDotProductFlashAttentionForCpuBackward0"
-    assert node((2, 4, 8)) == node((1, 2, 4, 8), dropout_p=0.5) == "UnsafeViewBackward0"
+    flash, math = "ScaledDotProductFlashAttentionForCpuBackward0", "UnsafeViewBackward0"
+    assert node((1, 2, 4, 8)) == flash
+    assert node((2, 4, 8)) == node((1, 2, 4, 8), dropout_p=0.5) == math
+    assert node((1, 2, 4, 8), value=torch.randn(1, 2, 4, 16)) == math  # another head size for value
+    assert node((2, 2, 4, 8), key=torch.randn(1, 2, 4, 8)) == math  # key and value broadcast over the batch
+    transposed = torch.randn(1, 2, 8, 4).transpose(-1, -2)  # (1, 2, 4, 8), last stride 4
+    assert node((1, 2, 4, 8), key=transposed) == math
 
 
 def test_an_autograd_function_records_its_node_outside_the_dispatcher():
@@ -176,6 +185,13 @@ def test_operations_with_nothing_to_do_return_their_input_and_record_no_node():
         assert same is x and same.grad_fn is None
 
 
+def test_a_view_with_nothing_to_do_still_returns_a_new_tensor_with_a_node():
+    """Only some operations with nothing to do return x: x.view(x.shape), x[:] and the like record a node."""
+    x = torch.randn(3, 4, requires_grad=True)
+    for view, node in ((x.view(x.shape), "ViewBackward0"), (x[:], "SliceBackward0"), (x.squeeze(), "SqueezeBackward0")):
+        assert view is not x and type(view.grad_fn).__name__ == node
+
+
 def test_a_python_number_torch_wraps_is_saved_without_pack():
     x, packed = torch.randn(3, requires_grad=True), []
     with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.shape) or t, lambda t: t):
@@ -191,3 +207,57 @@ def test_an_in_place_write_to_a_saved_leaf_that_requires_grad_is_refused_at_once
     F.linear(x, W)
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         x.add_(1)
+
+
+def test_a_view_of_such_a_leaf_and_an_output_of_unbind_or_split_are_refused_at_once_too():
+    """Outside no_grad only: the W.t() addmm saved, and a split output that requires grad, saved by mul."""
+    x, W, b = running_example()
+    y = F.linear(x, W, b)
+    assert y.grad_fn._saved_mat2._base is W
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        y.grad_fn._saved_mat2.mul_(2)
+    z = torch.randn(4, requires_grad=True) * 1
+    for multiple in (z.unbind(), z.split(2)):
+        part = multiple[0]
+        part * part  # saves part
+        with pytest.raises(RuntimeError, match="output of a function that returns multiple views"):
+            part.mul_(2)
+    with torch.no_grad():
+        W.t().mul_(1)
+        z.split(2)[0].mul_(1)
+
+
+def test_sequence_numbers_are_per_thread_so_an_older_node_can_run_first():
+    """exp, made first on a busy thread, outnumbers sin, made later on a fresh one, and runs before it."""
+    x, made = torch.randn(3, requires_grad=True), {}
+
+    def busy_then_exp():
+        for _ in range(20):
+            x * 1
+        made["older"] = x.exp()
+
+    def sin_on_a_fresh_thread():
+        made["newer"] = x.sin()
+
+    for target in (busy_then_exp, sin_on_a_fresh_thread):
+        thread = threading.Thread(target=target)
+        thread.start()
+        thread.join()
+    older, newer, ran = made["older"], made["newer"], []
+    assert older.grad_fn._sequence_nr() > newer.grad_fn._sequence_nr()
+    older.grad_fn.register_prehook(lambda grad_outputs: ran.append("older"))
+    newer.grad_fn.register_prehook(lambda grad_outputs: ran.append("newer"))
+    (older.sum() + newer.sum()).backward()
+    assert ran == ["older", "newer"]
+
+
+def test_under_inference_mode_only_new_tensors_are_inference_tensors():
+    """A view, a detach() and an in-place update of a normal tensor stay normal; the update still counts."""
+    x, W, b = running_example()
+    t = torch.zeros(3)
+    with torch.inference_mode():
+        y = F.linear(x, W, b)
+        view, detached, updated = W.t(), W.detach(), t.add_(1)
+    assert y.is_inference()
+    assert not any(out.is_inference() for out in (view, detached, updated))
+    assert updated is t and t._version == 1
