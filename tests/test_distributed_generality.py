@@ -1,6 +1,7 @@
-"""Theory 04's general sentences tried against their counterexamples: an explicit cap, the reducer's bucket buffer,
-FSDP2's uneven shards, tensor parallel's backward, what DTensor asks for on a CPU mesh, the loopback the ranks talk
-over. (DDP's first bucket per dtype is tried in test_lab03_survey_generality: lab 03's survey says it too.)"""
+"""Theory 04's general sentences tried against their counterexamples: DDP without init_sync, an explicit cap,
+the reducer's bucket buffer, FSDP2's uneven shards, tensor parallel's backward, what DTensor asks for on a CPU mesh,
+the loopback the ranks talk over. (DDP's first bucket per dtype is tried in test_lab03_survey_generality: lab 03's
+survey says it too.)"""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from hood.capture import collectives
 from hood.capture.collectives import run_ranks
 from hood.capture.common import localize
 from snippets.distributed.ddp_buckets import buckets_rank
-from snippets.distributed.observe import bytes_after_adam_step, observing
-from snippets.distributed.ranks import process_group
+from snippets.distributed.observe import bytes_after_adam_step, gloo_calls, observing, profiled
+from snippets.distributed.ranks import process_group, same_on_every_rank
 from snippets.distributed.workload import two_layers
 from tests.sitekit import in_language as english
 
@@ -23,6 +24,25 @@ from tests.sitekit import in_language as english
 def test_an_explicit_one_mib_cap_rebuilds_the_four_layers_into_four_buckets():
     step_2 = english(run_ranks(partial(buckets_rank, steps=2, bucket_cap_mb=1))[0])["step 2, gloo runs (bytes each)"]
     assert step_2["gloo:all_reduce"] == [(512 * 512 + 512) * 4] * 4
+
+
+def wrapping_rank(init_sync: bool) -> dict:
+    """DDP wraps a head each rank built from its own seed: the calls gloo ran, and whether the weights then agree."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    with process_group() as (rank, _):
+        torch.manual_seed(rank)
+        model = nn.Linear(64, 600)
+        with profiled() as wrapping:
+            DDP(model, init_sync=init_sync)
+        return {"calls": gloo_calls(wrapping), "same weights": same_on_every_rank(model.weight)}
+
+
+def test_ddp_starts_every_rank_from_rank_0s_weights_only_with_init_sync():
+    """'unless it is built with init_sync=False: then the head's weights are not broadcast and stay as they were'."""
+    synced, unsynced = run_ranks(partial(wrapping_rank, True))[0], run_ranks(partial(wrapping_rank, False))[0]
+    assert synced == {"calls": {"gloo:all_gather": [8], "gloo:broadcast": [48, 156000]}, "same weights": True}
+    assert unsynced == {"calls": {}, "same weights": False}
 
 
 def bucket_buffer_rank(gradient_as_bucket_view: bool) -> dict:

@@ -1,10 +1,14 @@
-"""Lab 03's survey (Part F), beyond its runs: DDP's buckets under other options, and what each TP layer
-communicates on its own. Each test forks two gloo ranks."""
+"""Lab 03's survey (Part F), beyond its runs: DDP's buckets under other options, what each TP layer
+communicates on its own, and what may sit between them. Each test forks two gloo ranks."""
+
+import copy
+from functools import partial
 
 import torch
 import torch.nn as nn
 
 from hood.capture.collectives import run_ranks
+from hood.capture.common import all_within
 from snippets.distributed.observe import gloo_calls, observing, profiled
 from tests.sitekit import in_language as english
 from snippets.distributed.ranks import process_group
@@ -77,3 +81,30 @@ def test_tp_row_wise_all_reduces_in_the_forward_column_wise_in_the_backward():
         assert seen["row-wise"] == {"output": [4, 64], "forward": all_reduce, "backward": {}}
         assert seen["column-wise"] == {"output": [4, 32], "forward": {}, "backward": all_reduce}
         assert seen["column-wise, input without grad"] == {"output": [4, 32], "forward": {}, "backward": {}}
+
+
+def _tp_with_between(between: nn.Module) -> dict:
+    """two_layers() with `between` in place of its ReLU, split column-wise then row-wise: whether the output equals
+    the unsplit block's within 1e-4, and the collectives the forward asks for."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+    from snippets.distributed.workload import two_layers
+
+    with process_group() as (rank, world):
+        model = two_layers()
+        model[1] = between
+        whole = nn.Sequential(*(copy.deepcopy(layer) for layer in model))
+        parallelize_module(model, init_device_mesh("cpu", (world,)), {"0": ColwiseParallel(), "2": RowwiseParallel()})
+        x = torch.randn(4, 64, generator=torch.Generator().manual_seed(7))
+        with observing("forward") as forward:
+            y = model(x)
+        return {"equal": all_within([(y, whole(x))], 1e-4), "forward": english(forward)["forward asks for"]}
+
+
+def test_tp_only_an_op_that_works_on_each_feature_may_sit_between_the_two_layers():
+    """TP paragraph: a softmax over the features between the two layers sees one rank's half; the output is wrong,
+    with no error and no more communication than with the ReLU."""
+    all_reduce = {"c10d_functional.all_reduce": 1}
+    assert run_ranks(partial(_tp_with_between, nn.ReLU()))[0] == {"equal": True, "forward": all_reduce}
+    assert run_ranks(partial(_tp_with_between, nn.Softmax(dim=-1)))[0] == {"equal": False, "forward": all_reduce}

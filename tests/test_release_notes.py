@@ -63,6 +63,19 @@ def test_the_in_place_error_prints_the_nodes_name_without_backward():
         h.backward()
 
 
+def test_the_in_place_error_does_not_always_name_the_node_that_saved_the_tensor():
+    """sin saves h, which exp made; after h.mul_(3) the error names Mul, neither Sin nor Exp."""
+    h = torch.rand(2, 3, requires_grad=True).exp()
+    y = h.sin()
+    assert torch.equal(y.grad_fn._saved_self, h)  # SinBackward0 saved h
+    h.mul_(3)
+    with pytest.raises(RuntimeError, match="output 0 of Mul, is at version 1"):
+        y.sum().backward()
+    note = RELEASES["2.12.1"].notes["theory/02-autograd-and-custom-ops.md#inplace"]
+    assert "here ExpBackward0, which made the tensor and saved it" in note["en"]
+    assert "aquí ExpBackward0, que creó el tensor y lo guardó" in note["es"]
+
+
 def test_add_has_95_rows_on_the_cpu_build_missing_two_cuda_keys_and_named():
     """2.12.1's CUDA wheel prints 98 rows: the two CUDA keys the CPU build lacks, and a Named row 2.13.0 dropped."""
     rows = {line.split(":")[0] for line in torch._C._dispatch_dump_table("aten::add.Tensor").splitlines()}
