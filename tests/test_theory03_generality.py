@@ -1,5 +1,6 @@
 """Theory 03, beyond its example: the cases a skeptical read tried against its general sentences."""
 
+import contextlib
 import getpass
 import os
 import sys
@@ -72,6 +73,36 @@ def test_a_break_inside_try_skips_the_whole_frame(capsys):
         counter = CompileCounter()
         torch.compile(fn, backend=counter)(torch.randn(3))
         assert counter.frame_count == graphs, fn.__name__
+
+
+class _Quiet:
+    """A context manager of one's own: Dynamo cannot resume a frame inside it after a break."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _break_in_with(context):
+    def fn(x):
+        x = x * 2
+        with context():
+            print("a break inside with")
+            x = x + 1
+        return x.sin()
+    return fn
+
+
+@pytest.mark.parametrize("context, graphs", [(_Quiet, 0), (contextlib.contextmanager(lambda: (yield)), 0),
+                                             (torch.no_grad, 2), (contextlib.nullcontext, 2)])
+def test_a_break_inside_a_with_block_of_ones_own_skips_the_frame(context, graphs, capsys):
+    """Graph breaks: inside a `with` block Dynamo cannot resume, the frame is skipped; under no_grad it splits."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    torch.compile(_break_in_with(context), backend=counter)(torch.randn(3))
+    assert counter.frame_count == graphs
 
 
 def _softmax_kernel(torch_threads, cpp_threads):
