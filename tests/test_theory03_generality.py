@@ -251,3 +251,40 @@ def test_the_heads_bytecode_loads_torch_and_f_as_globals_and_their_functions_as_
 
     loads = [(i.opname, i.argval) for i in dis.get_instructions(head) if i.opname in ("LOAD_GLOBAL", "LOAD_ATTR")]
     assert loads == [("LOAD_GLOBAL", "torch"), ("LOAD_ATTR", "softmax"), ("LOAD_GLOBAL", "F"), ("LOAD_ATTR", "linear")]
+
+
+def test_capture_scalar_outputs_keeps_the_item_but_an_if_on_it_still_breaks():
+    """capture_scalar_outputs: arithmetic on the value stays in one graph; a branch on it breaks at the `if`."""
+    def adds(x):
+        y = x * 2
+        return y + y.max().item()
+
+    def branches(x):
+        y = x * 2
+        if y.max().item() > 0:
+            return y + 1
+        return y - 1
+
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        counts = {}
+        for fn in (adds, branches):
+            torch._dynamo.reset()
+            explanation = torch._dynamo.explain(fn)(torch.randn(8))
+            counts[fn.__name__] = (explanation.graph_count, [r.reason for r in explanation.break_reasons])
+    assert counts["adds"] == (1, [])
+    graphs, (reason,) = counts["branches"]
+    assert graphs == 2 and reason.startswith("generic_jump") and "capture_scalar_outputs" not in reason
+
+
+@pytest.mark.parametrize("first, compiles", [(1, 2), (2, 1)])
+def test_mark_dynamic_on_a_size_of_1_is_dropped_without_a_warning(first, compiles, recwarn, capfd):
+    """mark_dynamic: on a first batch of 1 the mark is dropped, the first graph is static and a batch of 3 compiles
+    again; on a first batch of 2 it does not."""
+    _, W, b = running_example()
+    counter = CompileCounter()
+    compiled = torch.compile(head, backend=counter)
+    x = torch.randn(first, 64)
+    torch._dynamo.mark_dynamic(x, 0)
+    compiled(x, W, b)
+    compiled(torch.randn(3, 64), W, b)
+    assert counter.frame_count == compiles and not recwarn.list and not capfd.readouterr().err
