@@ -49,6 +49,18 @@ def test_an_inference_graph_when_no_output_requires_grad():
         assert graphs_made(lambda t: t.sin(), x) == ["inference"]
 
 
+def test_a_parameter_or_a_global_that_requires_grad_counts_as_an_input():
+    """Bullet 2: with an argument that needs no gradient, a module's parameter or a global tensor that does makes
+    the joint graph all the same."""
+    plain = torch.randn(2, 3)
+    linear = torch.nn.Linear(3, 3)
+    weight = torch.randn(3, 3, requires_grad=True)
+    assert graphs_made(lambda t: linear(t), plain) == ["forward"]
+    assert graphs_made(lambda t: t @ weight, plain) == ["forward"]
+    with torch.no_grad():
+        assert graphs_made(lambda t: linear(t), plain) == ["inference"]
+
+
 def _break_in_try(x):
     x = x * 2
     try:
