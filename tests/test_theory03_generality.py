@@ -133,6 +133,15 @@ def test_openmp_needs_more_than_one_thread_at_compile_time(torch_threads, cpp_th
     assert ("#pragma omp" in _softmax_kernel(torch_threads, cpp_threads)) is openmp
 
 
+def test_simdlen_pins_the_vectors_not_the_openmp_lines():
+    """The simdlen note: with 2 and 4 torch threads the head's kernel loads 8 floats at a time; only with 2 does it
+    have OpenMP lines (1,200 values over 4 threads is too little work)."""
+    two, four = (_softmax_kernel(threads, -1) for threads in (2, 4))
+    for kernel in (two, four):
+        assert "at::vec::Vectorized<float>::loadu(" in kernel and "static_cast<int64_t>(8)" in kernel
+    assert "#pragma omp" in two and "omp" not in four
+
+
 def test_simdlen_256_gives_no_vectors_off_linux_and_windows_or_without_avx2():
     """The simdlen note: 256 selects AVX2 only where Inductor looks for it and finds it."""
     from torch._inductor import cpu_vec_isa
