@@ -297,9 +297,9 @@ def test_capture_scalar_outputs_keeps_the_item_but_an_if_on_it_still_breaks():
     assert graphs == 2 and reason.startswith("generic_jump") and "capture_scalar_outputs" not in reason
 
 
-@pytest.mark.parametrize("first, compiles", [(1, 2), (2, 1)])
-def test_mark_dynamic_on_a_size_of_1_is_dropped_without_a_warning(first, compiles, recwarn, capfd):
-    """mark_dynamic: on a first batch of 1 the mark is dropped, the first graph is static and a batch of 3 compiles
+@pytest.mark.parametrize("first, compiles", [(0, 2), (1, 2), (2, 1)])
+def test_mark_dynamic_on_a_size_of_0_or_1_is_dropped_without_a_warning(first, compiles, recwarn, capfd):
+    """mark_dynamic: on a first batch of 0 or 1 the mark is dropped, the first graph is static and a batch of 3 compiles
     again; on a first batch of 2 it does not."""
     _, W, b = running_example()
     counter = CompileCounter()
