@@ -93,7 +93,7 @@ def test_a_lab_asks_before_each_collapsed_solution_and_ends_with_pitfalls_then_a
     lines = page_lines(language, page)
     ids = [m[1] for line in lines if (m := re.match(r"^## .*\{#([\w-]+)\}\s*$", line))]
     ending = ids[ids.index("pitfalls"):] if "pitfalls" in ids else []
-    assert ending in (["pitfalls", "acceptance"], ["pitfalls", "deliverables", "acceptance"]), (language, page, ids[-3:])
+    assert ending in (["pitfalls", "acceptance"], ["pitfalls", "deliverables", "acceptance"]), (page, ids[-3:])
     solutions = [i for i, line in enumerate(lines) if line.startswith(SOLUTION[language])]
     assert len(solutions) >= 3, (language, page, "fewer than three collapsed solutions")
     for at in solutions:

@@ -17,7 +17,8 @@ def draw_linear_graph():
     print(figure(graph_svg(graph, words(en="Autograd graph of F.linear(x, W, b)",
                                         es="Grafo de autograd de F.linear(x, W, b)")), tree_text(graph),
                  words(en="Two nodes record the forward; an AccumulateGrad node stores each leaf's gradient.",
-                       es="El forward queda grabado en dos nodos; un nodo AccumulateGrad guarda el gradiente de cada hoja.")))
+                       es="El forward queda grabado en dos nodos; un nodo AccumulateGrad guarda el gradiente de "
+                          "cada hoja.")))
     return graph
 
 
