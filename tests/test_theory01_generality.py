@@ -1,8 +1,9 @@
 """Theory 01's general sentences, narrowed where a counterexample broke them: what linear and matmul decompose
 into, the registration printer, the dispatch trace's #if, contexts and the fallthrough mask, enabling autocast,
 the autocast keys, views with the base's own metadata, linear's bias added in place but out of place under a
-mode, which functionality bits print alone, what the key-stack figure's orange cell is, and autocast's cache
-under inference_mode."""
+mode, which functionality bits print alone, what the key-stack figure's orange cell is, autocast's cache under
+inference_mode and in nested regions, composite views, linear's out-of-place add inside vmap, on meta tensors and
+with a tangent, vmap's dynamic-layer keys, and matmul of a vector."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from hood.capture.common import localize
+from hood.capture.common import key_names, localize
 from hood.capture.dispatch import recording_dispatch
 from hood.capture.keys import key_view
 from hood.capture.ops import OpLog
@@ -205,3 +206,85 @@ def test_autocast_caches_no_cast_under_inference_mode():
         with recording_dispatch() as steps:
             F.linear(x, W, b)
     assert [s.key for s in steps if s.op == "aten._to_copy.default"].count("CPU") == 3
+
+
+def test_a_composite_view_falls_through_ad_inplace_or_view_and_calls_one_that_does_not():
+    """Under inference_mode t starts at ADInplaceOrView; swapaxes and view_as, views written as composites, start
+    at CPU, and the transpose or view they call starts at ADInplaceOrView."""
+    W = running_example()[1].detach()
+    calls = {"aten.t.default": (lambda: W.t(), None),
+             "aten.swapaxes.default": (lambda: W.swapaxes(0, 1), "aten.transpose.int"),
+             "aten.view_as.default": (lambda: W.view_as(W), "aten.view.default")}
+    for op, (call, inner) in calls.items():
+        with torch.inference_mode(), recording_dispatch() as steps:
+            call()
+        assert steps[0].op == op
+        if inner is None:
+            assert steps[0].key == "ADInplaceOrView"
+        else:
+            assert steps[0].key == "CPU"
+            assert next(s.key for s in steps if s.op == inner) == "ADInplaceOrView"
+
+
+def bias_adds(call) -> set[str]:
+    """The add operators linear's composite runs for a non-contiguous 3-D input."""
+    with recording_dispatch() as steps:
+        call()
+    return {s.op for s in steps if s.op.startswith("aten.add")}
+
+
+def test_linear_adds_the_bias_out_of_place_inside_vmap_on_meta_and_with_a_tangent():
+    """The separate add is in place for plain CPU tensors, out of place inside vmap, on meta tensors and for a bias
+    with a forward-mode tangent."""
+    import torch.autograd.forward_ad as fwAD
+
+    _, W, b = running_example()
+    W, b = W.detach(), b.detach()
+    transposed = torch.randn(2, 3, 64).transpose(0, 1)
+    assert bias_adds(lambda: F.linear(transposed, W, b)) == {"aten.add_.Tensor"}
+    batch = torch.randn(4, 2, 3, 64).transpose(1, 2)
+    assert bias_adds(lambda: torch.vmap(lambda row: F.linear(row, W, b))(batch)) == {"aten.add.Tensor"}
+    meta = [t.to("meta") for t in (transposed, W, b)]
+    assert bias_adds(lambda: F.linear(*meta)) == {"aten.add.Tensor"}
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(b, torch.randn_like(b))
+        assert bias_adds(lambda: F.linear(transposed, W, dual)) == {"aten.add.Tensor"}
+
+
+def test_autocast_keeps_its_casts_until_the_outermost_region_ends():
+    """Leaving a nested region keeps the cached casts: the outer region's next call casts nothing."""
+    x, W, b = running_example()
+
+    def casts() -> int:
+        return logged(lambda: F.linear(x, W, b)).count("aten::_to_copy")
+
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            assert casts() == 3
+        assert casts() == 0
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert casts() == 3
+
+
+def test_vmap_adds_two_dynamic_layer_keys_and_the_front_one_tops_the_set():
+    """Inside vmap the include set gains FuncTorchDynamicLayerBackMode and FrontMode; the set prints the back one
+    first (lowest priority first), and the front one is the highest key."""
+    x = running_example()[0]
+    seen = []
+
+    def look(row):
+        seen.append(torch._C._dispatch_tls_local_include_set())
+        return row
+
+    torch.vmap(look)(x)
+    names = [n for n in key_names(seen[0]) if n.startswith("FuncTorchDynamicLayer")]
+    assert names == ["FuncTorchDynamicLayerBackMode", "FuncTorchDynamicLayerFrontMode"]
+    assert seen[0].highestPriorityTypeId() == K.FuncTorchDynamicLayerFrontMode
+
+
+def test_matmul_of_a_vector_by_a_matrix_is_three_operators_and_by_a_vector_one_dot():
+    """A 1-D left operand with a 2-D right one: unsqueeze, mm, squeeze_; with a 1-D right one: one dot."""
+    x, W, _ = running_example()
+    v, Wt = x.detach()[0], W.detach().t()
+    assert logged(lambda: torch.matmul(v, Wt)) == ["aten::unsqueeze", "aten::mm", "aten::squeeze_.dim"]
+    assert logged(lambda: torch.matmul(v, v)) == ["aten::dot"]
