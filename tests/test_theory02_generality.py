@@ -35,6 +35,15 @@ def test_a_node_needs_grad_mode_and_a_new_tensor():
         assert (x * 2).grad_fn is None
 
 
+def test_enable_grad_inside_inference_mode_turns_grad_mode_on_and_still_records_no_node():
+    """The intro's condition needs 'outside inference_mode' as well as grad mode on."""
+    x = running_example()[0]
+    with torch.inference_mode(), torch.enable_grad():
+        assert torch.is_grad_enabled()
+        y = x * 2
+    assert y.grad_fn is None and not y.requires_grad and y.is_inference()
+
+
 def test_outputs_with_no_derivative_have_no_grad_fn():
     """Integer outputs (indices of max, sort) and native_layer_norm's mean and rstd have no grad_fn."""
     x = running_example()[0]
