@@ -131,6 +131,18 @@ def test_a_tensor_hook_stays_on_the_node_it_was_registered_on():
     assert fired == ["prehook of y.grad_fn", "tensor hook", "prehook of the old node"]
 
 
+def test_torch_autograd_grad_runs_no_accumulate_grad_but_still_calls_a_leaf_hook():
+    """The leaf hook's replacement is the gradient grad() returns; .grad and AccumulateGrad's prehook stay untouched."""
+    x = torch.randn(3, requires_grad=True)
+    y = x * 3
+    ran = []
+    y.grad_fn.next_functions[0][0].register_prehook(lambda grad_outputs: ran.append("AccumulateGrad"))
+    x.register_hook(lambda grad: ran.append("leaf hook") or grad * 2)
+    (grad,) = torch.autograd.grad(y.sum(), x)
+    assert ran == ["leaf hook"] and x.grad is None
+    assert torch.equal(grad, torch.full((3,), 6.0))
+
+
 def test_under_inference_mode_linear_meets_python_tls_snapshot_then_python():
     """With RecordOps active, linear's first keys are PythonTLSSnapshot, then Python (the mode), then CPU."""
     x, W, b = running_example()
