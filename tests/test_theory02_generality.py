@@ -166,7 +166,8 @@ def test_an_input_declared_non_differentiable_gets_no_entry_in_next_functions():
 
 
 def test_attention_records_the_cpu_flash_node_only_for_a_4d_input_without_dropout():
-    """And only when query, key and value share batch and head size, each with a last dimension of stride 1."""
+    """And only when query, key and value share batch size, number of heads (fewer for key and value with
+    enable_gqa=True) and head size, each with a last dimension of stride 1."""
 
     def node(shape, key=None, value=None, **kwargs):
         q = torch.randn(shape, requires_grad=True)
@@ -179,6 +180,8 @@ def test_attention_records_the_cpu_flash_node_only_for_a_4d_input_without_dropou
     assert node((2, 4, 8)) == node((1, 2, 4, 8), dropout_p=0.5) == math
     assert node((1, 2, 4, 8), value=torch.randn(1, 2, 4, 16)) == math  # another head size for value
     assert node((2, 2, 4, 8), key=torch.randn(1, 2, 4, 8)) == math  # key and value broadcast over the batch
+    assert node((1, 2, 4, 8), key=torch.randn(1, 1, 4, 8)) == math  # key and value broadcast over the heads
+    assert node((1, 4, 4, 8), key=torch.randn(1, 2, 4, 8), enable_gqa=True) == flash  # fewer heads, grouped
     transposed = torch.randn(1, 2, 8, 4).transpose(-1, -2)  # (1, 2, 4, 8), last stride 4
     assert node((1, 2, 4, 8), key=transposed) == math
 
