@@ -9,6 +9,7 @@ import threading
 import pytest
 import torch
 import torch.nn.functional as F
+from torch.testing._internal.optests.generate_tests import OpCheckError
 
 from hood.capture.dispatch import recording_dispatch
 from snippets.custom_ops.record_ops import RecordOps
@@ -141,6 +142,19 @@ def test_torch_autograd_grad_runs_no_accumulate_grad_but_still_calls_a_leaf_hook
     (grad,) = torch.autograd.grad(y.sum(), x)
     assert ran == ["leaf hook"] and x.grad is None
     assert torch.equal(grad, torch.full((3,), 6.0))
+
+
+def test_opcheck_misses_a_missing_backward_unless_an_input_requires_grad():
+    """custom_op always has an Autograd kernel; only the AOTAutograd test, given an input that requires grad,
+    runs the backward and fails."""
+    bare = define_scaled_linear("hood_theory02::scaled_linear_bare", autograd=False)
+    x, W, b = torch.randn(2, 4), torch.randn(3, 4), torch.randn(3)
+    assert set(torch.library.opcheck(bare, (x, W, b, 0.5)).values()) == {"SUCCESS"}
+    x.requires_grad_()
+    registration = torch.library.opcheck(bare, (x, W, b, 0.5), test_utils="test_autograd_registration")
+    assert registration == {"test_autograd_registration": "SUCCESS"}
+    with pytest.raises(OpCheckError, match="test_aot_dispatch_dynamic failed.*no autograd formula"):
+        torch.library.opcheck(bare, (x, W, b, 0.5))
 
 
 def test_under_inference_mode_linear_meets_python_tls_snapshot_then_python():
