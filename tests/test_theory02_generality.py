@@ -9,6 +9,7 @@ import threading
 import pytest
 import torch
 import torch.nn.functional as F
+from torch.testing._internal.optests.generate_tests import OpCheckError
 
 from hood.capture.dispatch import recording_dispatch
 from snippets.custom_ops.record_ops import RecordOps
@@ -33,6 +34,15 @@ def test_a_node_needs_grad_mode_and_a_new_tensor():
     assert x.contiguous() is x and x.float() is x
     with torch.no_grad():
         assert (x * 2).grad_fn is None
+
+
+def test_enable_grad_inside_inference_mode_turns_grad_mode_on_and_still_records_no_node():
+    """The intro's condition needs 'outside inference_mode' as well as grad mode on."""
+    x = running_example()[0]
+    with torch.inference_mode(), torch.enable_grad():
+        assert torch.is_grad_enabled()
+        y = x * 2
+    assert y.grad_fn is None and not y.requires_grad and y.is_inference()
 
 
 def test_outputs_with_no_derivative_have_no_grad_fn():
@@ -122,6 +132,31 @@ def test_a_tensor_hook_stays_on_the_node_it_was_registered_on():
     assert fired == ["prehook of y.grad_fn", "tensor hook", "prehook of the old node"]
 
 
+def test_torch_autograd_grad_runs_no_accumulate_grad_but_still_calls_a_leaf_hook():
+    """The leaf hook's replacement is the gradient grad() returns; .grad and AccumulateGrad's prehook stay untouched."""
+    x = torch.randn(3, requires_grad=True)
+    y = x * 3
+    ran = []
+    y.grad_fn.next_functions[0][0].register_prehook(lambda grad_outputs: ran.append("AccumulateGrad"))
+    x.register_hook(lambda grad: ran.append("leaf hook") or grad * 2)
+    (grad,) = torch.autograd.grad(y.sum(), x)
+    assert ran == ["leaf hook"] and x.grad is None
+    assert torch.equal(grad, torch.full((3,), 6.0))
+
+
+def test_opcheck_misses_a_missing_backward_unless_an_input_requires_grad():
+    """custom_op always has an Autograd kernel; only the AOTAutograd test, given an input that requires grad,
+    runs the backward and fails."""
+    bare = define_scaled_linear("hood_theory02::scaled_linear_bare", autograd=False)
+    x, W, b = torch.randn(2, 4), torch.randn(3, 4), torch.randn(3)
+    assert set(torch.library.opcheck(bare, (x, W, b, 0.5)).values()) == {"SUCCESS"}
+    x.requires_grad_()
+    registration = torch.library.opcheck(bare, (x, W, b, 0.5), test_utils="test_autograd_registration")
+    assert registration == {"test_autograd_registration": "SUCCESS"}
+    with pytest.raises(OpCheckError, match="test_aot_dispatch_dynamic failed.*no autograd formula"):
+        torch.library.opcheck(bare, (x, W, b, 0.5))
+
+
 def test_under_inference_mode_linear_meets_python_tls_snapshot_then_python():
     """With RecordOps active, linear's first keys are PythonTLSSnapshot, then Python (the mode), then CPU."""
     x, W, b = running_example()
@@ -145,7 +180,8 @@ def test_an_input_declared_non_differentiable_gets_no_entry_in_next_functions():
 
 
 def test_attention_records_the_cpu_flash_node_only_for_a_4d_input_without_dropout():
-    """And only when query, key and value share batch and head size, each with a last dimension of stride 1."""
+    """And only when query, key and value share batch size, number of heads (fewer for key and value with
+    enable_gqa=True) and head size, each with a last dimension of stride 1."""
 
     def node(shape, key=None, value=None, **kwargs):
         q = torch.randn(shape, requires_grad=True)
@@ -158,6 +194,8 @@ def test_attention_records_the_cpu_flash_node_only_for_a_4d_input_without_dropou
     assert node((2, 4, 8)) == node((1, 2, 4, 8), dropout_p=0.5) == math
     assert node((1, 2, 4, 8), value=torch.randn(1, 2, 4, 16)) == math  # another head size for value
     assert node((2, 2, 4, 8), key=torch.randn(1, 2, 4, 8)) == math  # key and value broadcast over the batch
+    assert node((1, 2, 4, 8), key=torch.randn(1, 1, 4, 8)) == math  # key and value broadcast over the heads
+    assert node((1, 4, 4, 8), key=torch.randn(1, 2, 4, 8), enable_gqa=True) == flash  # fewer heads, grouped
     transposed = torch.randn(1, 2, 8, 4).transpose(-1, -2)  # (1, 2, 4, 8), last stride 4
     assert node((1, 2, 4, 8), key=transposed) == math
 
