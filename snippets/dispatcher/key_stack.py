@@ -149,6 +149,6 @@ def key_stacks():
         en="Read a column from the top: the orange cell is the top of the call's key set; the names say where "
            "linear and addmm ran a kernel, which is not always the orange cell.",
         es="Lee cada columna desde arriba: la celda naranja es la clave más alta del conjunto de la llamada; los "
-           "nombres dicen dónde ejecutaron un kernel linear y addmm, que no siempre es la celda naranja.")))
+           "nombres dicen dónde ejecutaron linear y addmm su kernel, que no siempre es la celda naranja.")))
     return stacks
 # --8<-- [end:body]

@@ -55,7 +55,7 @@ def profile_drill(steps: int = 20):
     mine = [f for f in mode.stack if "/torch/" not in f.filename.replace("\\", "/")]
     print(words(en="what called the first aten::addmm (a dispatch mode with traceback, innermost last):",
                 es="qué llamó al primer aten::addmm "
-                   "(un modo de dispatch con traceback, el marco más interno al final):"))
+                   "(un modo de dispatch con traceback, el frame más interno al final):"))
     for frame in mine[-3:]:
         print(f"  {frame.name}: {frame.line or words(en=f'(line {frame.lineno})', es=f'(línea {frame.lineno})')}")
     return rows, hot, mine

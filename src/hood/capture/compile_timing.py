@@ -6,7 +6,7 @@ in both languages with `words` (the page shows its own): a page includes `hood/c
 `hood/capture/figure.py:body` first.
 """
 
-from hood.capture.common import decimal, number, words
+from hood.capture.common import decimal, grouped, number, words
 from hood.capture.figure import box, drawing, figure, text
 
 # --8<-- [start:body]
@@ -164,6 +164,11 @@ def _value(us: float) -> str:
     return decimal(us, ".0f" if us >= 100 else ".1f")
 
 
+def _tick(decade: float) -> str:
+    """An axis label, a power of ten, in the page's number format: 0,1 and 10 000 in Spanish."""
+    return grouped(int(decade)) if decade >= 1 else decimal(decade, "g")
+
+
 def bar_chart_svg(rows: list[Timing], title: str = TITLE) -> str:
     """Grouped bars, eager and compiled per batch size, on a log-scale axis; inline SVG, no script."""
     width, height, left, bottom, top, right = 410, 288, 52, 60, 32, 8
@@ -182,7 +187,7 @@ def bar_chart_svg(rows: list[Timing], title: str = TITLE) -> str:
     decade = lo
     while decade <= hi * 1.0001:
         parts.append(f'<line x1="{left}" x2="{width - right}" y1="{y(decade):.1f}" y2="{y(decade):.1f}" '
-                     'stroke-opacity="0.25"/>' + text(left - 6, y(decade) + 4, f"{decade:g}", "small", "end"))
+                     'stroke-opacity="0.25"/>' + text(left - 6, y(decade) + 4, _tick(decade), "small", "end"))
         decade *= 10
     for i, r in enumerate(rows):
         x0 = left + i * group + (group - 2 * bar) / 2
