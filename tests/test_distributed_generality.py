@@ -202,3 +202,18 @@ def test_fsdp2_gathers_again_in_the_backward_only_what_it_freed_after_the_forwar
     assert seen["full weight kept"] is True
     assert seen["head"] == {"c10d._reduce_scatter_base_": 1}
     assert seen["block"] == {"c10d._allgather_base_": 1, "c10d._reduce_scatter_base_": 2}
+
+
+def coalesced_rank() -> dict:
+    """One all_reduce_coalesced of two tensors: what the profiler records of its inputs, and what gloo_calls prints."""
+    import torch.distributed as dist
+
+    with process_group():
+        with profiled() as prof:
+            dist.all_reduce_coalesced([torch.ones(10), torch.ones(3)])
+        (row,) = [e for e in prof.events() if e.name.startswith("gloo:")]
+        return {"shapes": row.input_shapes, "printed": gloo_calls(prof)}
+
+
+def test_the_profiler_records_every_input_of_a_call_and_gloo_calls_counts_the_first():
+    assert run_ranks(coalesced_rank)[0] == {"shapes": [[10], [3]], "printed": {"gloo:all_reduce": [40]}}
