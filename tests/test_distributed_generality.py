@@ -172,3 +172,48 @@ def test_adams_step_count_takes_the_default_dtypes_size():
         finally:
             torch.set_default_dtype(previous)
     assert sizes == [4, 8]
+
+
+def fsdp_backward_rank() -> dict:
+    """FSDP2 on the head alone, then on a block whose second layer is sharded inside it: what each backward asks
+    for, and whether the head still holds its full weight between forward and backward."""
+    from torch.distributed.fsdp import fully_shard
+
+    with process_group():
+        torch.manual_seed(0)
+        head, block = nn.Linear(64, 600), two_layers()
+        fully_shard(head)
+        fully_shard(block[2])
+        fully_shard(block)
+        seen = {}
+        for name, model in (("head", head), ("block", block)):
+            loss = model(torch.randn(4, 64)).sum()
+            if name == "head":
+                seen["full weight kept"] = type(head.weight) is nn.Parameter and head.weight.shape == (600, 64)
+            with observing("backward") as backward:
+                loss.backward()
+            seen[name] = english(backward)["backward asks for"]
+        return seen
+
+
+def test_fsdp2_gathers_again_in_the_backward_only_what_it_freed_after_the_forward():
+    """The root keeps its full parameters from forward to backward; a module sharded inside it frees and regathers."""
+    seen = run_ranks(fsdp_backward_rank)[0]
+    assert seen["full weight kept"] is True
+    assert seen["head"] == {"c10d._reduce_scatter_base_": 1}
+    assert seen["block"] == {"c10d._allgather_base_": 1, "c10d._reduce_scatter_base_": 2}
+
+
+def coalesced_rank() -> dict:
+    """One all_reduce_coalesced of two tensors: what the profiler records of its inputs, and what gloo_calls prints."""
+    import torch.distributed as dist
+
+    with process_group():
+        with profiled() as prof:
+            dist.all_reduce_coalesced([torch.ones(10), torch.ones(3)])
+        (row,) = [e for e in prof.events() if e.name.startswith("gloo:")]
+        return {"shapes": row.input_shapes, "printed": gloo_calls(prof)}
+
+
+def test_the_profiler_records_every_input_of_a_call_and_gloo_calls_counts_the_first():
+    assert run_ranks(coalesced_rank)[0] == {"shapes": [[10], [3]], "printed": {"gloo:all_reduce": [40]}}

@@ -3,12 +3,13 @@
 import inspect
 import os
 import re
+from functools import partial
 from types import SimpleNamespace
 
 import pytest
 import torch
 
-from hood.capture.compile import inductor_output
+from hood.capture.compile import artifact_messages, inductor_output
 from snippets.compile.heads import TinyHead, inductor_config
 from snippets.compile.inductor_code import generated_code
 from snippets.lab03.kernel_annotation import ANNOTATION, KERNEL, evaluate
@@ -124,3 +125,23 @@ def test_max_autotune_tunes_the_product_only_for_a_constant_weight():
             assert "cpp_fused_addmm" in code or "_mkl_linear" in code
     torch._dynamo.reset()
     assert uses_library == {False: True, True: False}
+
+
+def test_a_cache_hit_drops_inductors_logs_and_debug_files_but_still_logs_the_output_code(tmp_path, monkeypatch):
+    """Pitfalls: on the second compile, post_grad_graphs and the debug folder's output_code.py are gone; the
+    output_code log is not."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "cache"))
+    def gram(a):
+        return a @ a.T
+
+    x, seen, files = torch.randn(2, 64), [], []
+    for run in range(2):
+        debug = tmp_path / f"debug{run}"
+        with inductor_config.patch({"trace.enabled": True}), torch._dynamo.config.patch(debug_dir_root=str(debug)):
+            torch._dynamo.reset()
+            seen.append(artifact_messages(partial(torch.compile(gram), x), ("output_code", "post_grad_graphs")))
+        files.append({p.name for p in debug.rglob("*.py")})
+    torch._dynamo.reset()
+    assert [bool(s.get("post_grad_graphs")) for s in seen] == [True, False]
+    assert ["def call(" in "".join(s["output_code"]) for s in seen] == [True, True]
+    assert "output_code.py" in files[0] and not files[1]
