@@ -220,3 +220,20 @@ def test_bless_and_lens_builds_are_not_check_builds(tmp_path):
     assert not Settings.from_options(tmp_path, check="off").check
     build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
     assert "except `make serve`, `make bless`, `make lens` and an explicit opt-out" in build
+
+
+def test_an_untraced_block_shows_more_than_times_and_the_glossary_leaves_out_torchs_parts():
+    """The home page: a measuring block is untraced whole, kernel names and stack counts included; the glossary
+    holds the terms the pages use most, not Dynamo, AOTAutograd or Inductor, which every compile page names."""
+    from hood import glossary
+
+    home = (ROOT / "docs" / "en" / "index.md").read_text(encoding="utf-8")
+    assert "the few blocks that measure them are shown without a trace" in home
+    untraced = {"max-autotune": "lab03/max_autotune.py", "drill-profile": "lab00/drill.py"}
+    assert set(untraced) <= TIMINGS
+    assert "same generated kernels in every mode:" in (ROOT / "snippets" / untraced["max-autotune"]).read_text()
+    assert "carry a stack" in (ROOT / "snippets" / untraced["drill-profile"]).read_text()
+    words = {t.word for t in glossary.load(ROOT / glossary.GLOSSARY_FILE, ["en"])["en"]}
+    assert not {"Dynamo", "AOTAutograd", "Inductor"} & words
+    assert all(name in home for name in ("Dynamo", "AOTAutograd", "Inductor"))
+    assert "the terms the pages use most" in home and "(reference/reading-outputs.md)" in home
