@@ -217,3 +217,40 @@ def coalesced_rank() -> dict:
 
 def test_the_profiler_records_every_input_of_a_call_and_gloo_calls_counts_the_first():
     assert run_ranks(coalesced_rank)[0] == {"shapes": [[10], [3]], "printed": {"gloo:all_reduce": [40]}}
+
+
+def bucket_turn_rank() -> str:
+    """One DDP step of b then a (a registered first), three buckets of at most 1 MiB for the first step: each
+    gradient as backward computes it, each bucket as DDP hands it over."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    from snippets.distributed.ddp_buckets import record_order
+
+    class BThenA(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(600, 600), nn.Linear(600, 600)
+
+        def forward(self, x):
+            return self.a(self.b(x))
+
+    with process_group():
+        torch.manual_seed(0)
+        model = BThenA()
+        ddp = DDP(model, bucket_cap_mb_list=[1, 1])
+        order = record_order(model, ddp)
+        ddp(torch.randn(2, 600)).sum().backward()
+        return localize(" ".join(order), "en")
+
+
+def test_a_ready_bucket_waits_for_every_earlier_bucket():
+    """The glossary's bucket: bucket 2 holds a.weight alone (1,440,000 bytes), ready second, yet DDP hands it over
+    last, after b.weight completes bucket 1."""
+    from hood import glossary
+    from tests.sitekit import ROOT
+
+    order = run_ranks(bucket_turn_rank)[0]
+    assert order.index("a.weight") < order.index("b.weight") < order.index("[bucket 1:") < order.index("[bucket 2:")
+    assert order.endswith("[bucket 2: all_reduce of 1,440,000 bytes]")
+    terms = glossary.load(ROOT / glossary.GLOSSARY_FILE, ["en"])["en"]
+    assert "every earlier bucket" in next(t.definition for t in terms if t.word == "bucket")

@@ -163,3 +163,77 @@ def test_what_another_release_prints_comes_from_records_not_from_the_build():
     assert "The one exception is what another torch release prints" in home
     assert "except what another torch release\nprints" in build
 
+
+
+def test_a_later_block_of_a_session_keeps_what_dynamo_compiled_and_other_blocks_start_reset(tmp_path):
+    """The build page, step 3: Dynamo is reset before a block, except a later block of the same session."""
+    from hood.engine.engine import Block, Engine
+    from hood.engine.settings import Settings
+
+    compile_probe = ("import torch\ntorch.hood_probe = lambda t: t + 1\n"
+                     "torch.compile(torch.hood_probe, backend='eager')(torch.ones(2))\n")
+    count = ("import torch\nfrom hood.capture.compile import cache_entries\n"
+             "print(len(cache_entries(torch.hood_probe)))\n")
+    engine = Engine(Settings(root=tmp_path, use_cache=False), "fp-dynamo")
+    try:
+        outputs = [engine.run(Block("p.md", block_id, code, session)).output
+                   for block_id, code, session in (("a", compile_probe + count, "s"), ("b", count, "s"),
+                                                   ("c", count, "t"), ("d", compile_probe, None), ("e", count, None))]
+    finally:
+        engine.close()
+        del torch.hood_probe
+        torch._dynamo.reset()
+    assert outputs == ["1\n", "1\n", "0\n", "", "0\n"]
+    build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
+    assert "except for a later block of a\n   session, which keeps what the earlier blocks compiled" in build
+
+
+def test_a_cached_session_block_runs_again_when_a_later_one_must_run(tmp_path):
+    """The build page, step 2: once the memo or the cache answered a session's first block, running the second
+    replays the first (its output unused, no execution counted)."""
+    from hood.engine.engine import Block, Engine
+    from hood.engine.settings import Settings
+
+    first = Block("p.md", "a", "import torch\ntorch.hood_runs = getattr(torch, 'hood_runs', 0) + 1\n", "s")
+    engine = Engine(Settings(root=tmp_path, use_cache=False), "fp-replay")
+    try:
+        engine.run(first)
+        engine.begin_page("p.md")  # the page renders again
+        engine.run(first)  # answered by the memo
+        engine.run(Block("p.md", "b", "print(torch.hood_runs)\n", "s"))
+        runs = torch.hood_runs
+    finally:
+        engine.close()
+        del torch.hood_runs
+    assert runs == 2 and engine.executions[("p.md", "a")] == 1
+    build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
+    assert "an earlier block of a session can run once more, its output unused" in build
+
+
+def test_bless_and_lens_builds_are_not_check_builds(tmp_path):
+    """The build page, step 5: besides serving and HOOD_CHECK=off, a bless or a lens build does not check."""
+    from hood.engine.settings import Settings
+
+    assert Settings.from_options(tmp_path).check
+    assert not Settings.from_options(tmp_path, bless="1").check
+    assert not Settings.from_options(tmp_path, lens="1").check
+    assert not Settings.from_options(tmp_path, check="off").check
+    build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
+    assert "except `make serve`, `make bless`, `make lens` and an explicit opt-out" in build
+
+
+def test_an_untraced_block_shows_more_than_times_and_the_glossary_leaves_out_torchs_parts():
+    """The home page: a measuring block is untraced whole, kernel names and stack counts included; the glossary
+    holds the terms the pages use most, not Dynamo, AOTAutograd or Inductor, which every compile page names."""
+    from hood import glossary
+
+    home = (ROOT / "docs" / "en" / "index.md").read_text(encoding="utf-8")
+    assert "the few blocks that measure them are shown without a trace" in home
+    untraced = {"max-autotune": "lab03/max_autotune.py", "drill-profile": "lab00/drill.py"}
+    assert set(untraced) <= TIMINGS
+    assert "same generated kernels in every mode:" in (ROOT / "snippets" / untraced["max-autotune"]).read_text()
+    assert "carry a stack" in (ROOT / "snippets" / untraced["drill-profile"]).read_text()
+    words = {t.word for t in glossary.load(ROOT / glossary.GLOSSARY_FILE, ["en"])["en"]}
+    assert not {"Dynamo", "AOTAutograd", "Inductor"} & words
+    assert all(name in home for name in ("Dynamo", "AOTAutograd", "Inductor"))
+    assert "the terms the pages use most" in home and "(reference/reading-outputs.md)" in home

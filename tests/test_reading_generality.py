@@ -274,3 +274,112 @@ def test_a_graph_break_inside_try_makes_no_graph(like_a_block):
             torch.compile(fn, backend=counter)(torch.randn(3))
         assert counter.frame_count == graphs, fn.__name__
     assert "skips the whole frame" in _definition("graph break")
+
+
+def test_past_the_recompile_limit_a_call_that_passes_a_versions_guards_still_runs_it(like_a_block):
+    """The glossary's guard: at the limit, float32 still runs version 0; only a dtype no version accepts runs
+    eagerly (the backend's wrapper is not called)."""
+    ran: list[int] = []
+
+    def numbered(gm, example_inputs):
+        number = numbered.count = getattr(numbered, "count", 0) + 1
+
+        def run(*args):
+            ran.append(number)
+            return gm(*args)
+        return run
+
+    f = torch.compile(lambda t: t.sin() + 1, backend=numbered)
+    dtypes = (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.int16,
+              torch.int8, torch.uint8)
+    with contextlib.redirect_stderr(None):
+        for dtype in dtypes:
+            f(torch.ones(2, dtype=dtype))
+    assert numbered.count == torch._dynamo.config.recompile_limit == 8
+    ran.clear()
+    f(torch.ones(2, dtype=torch.float32))
+    f(torch.ones(2, dtype=torch.uint8))
+    assert ran == [1]
+    assert "still runs that version" in _definition("guard")
+
+
+def test_a_fused_softmax_writes_each_rows_max_and_sum_to_buffers(like_a_block):
+    """The glossary's fusion: one generated kernel, yet the wrapper allocates two (rows, 1) buffers that it
+    writes, beside the output."""
+    from torch._inductor.utils import run_and_get_code
+
+    from hood.capture.compile import inductor_output
+    from snippets.compile.heads import AVX2, inductor_config
+
+    with inductor_config.patch(AVX2):
+        _, (code,) = run_and_get_code(torch.compile(lambda t: torch.softmax(t, -1) * 2), torch.randn(4, 8))
+    out = inductor_output(code)
+    assert len(out.kernels) == 1 and out.extern_calls == []
+    assert sorted(shape for _, shape in out.buffers) == ["(4, 1)", "(4, 1)", "(4, 8)"]
+    (kernel,) = out.kernels.values()
+    assert "out_ptr0[" in kernel and "out_ptr1[" in kernel
+    assert "a fused softmax still writes each row's max and sum" in _definition("fusion")
+
+
+def test_opcheck_fails_a_fake_kernel_with_the_right_shape_and_dtype_but_other_strides_or_device():
+    """The glossary's fake kernel: strides and device are part of what it computes."""
+    @torch.library.custom_op("hood_reading::column_major", mutates_args=())
+    def column_major(x: torch.Tensor) -> torch.Tensor:
+        return x.t().contiguous().t()
+
+    @column_major.register_fake
+    def _(x):
+        return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+    @torch.library.custom_op("hood_reading::on_meta", mutates_args=())
+    def on_meta(x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+    @on_meta.register_fake
+    def _(x):
+        return torch.empty(x.shape, dtype=x.dtype, device="meta")
+
+    x = torch.randn(3, 4)
+    strides = torch.library.opcheck(column_major, (x,), raise_exception=False)["test_faketensor"]
+    device = torch.library.opcheck(on_meta, (x,), raise_exception=False)["test_faketensor"]
+    assert "Stride mismatch" in str(strides) and "Devices cpu and meta" in str(device)
+    assert "strides and device" in _definition("fake kernel")
+
+
+def test_vmaps_fallback_stacks_the_samples_results_and_fails_when_their_shapes_differ():
+    """The glossary's batching rule: bincount has none; the loop runs, with the warning, then stacking fails."""
+    import warnings
+
+    import pytest
+
+    counts = torch.tensor([[0, 1], [1, 1], [0, 2]])
+    with warnings.catch_warnings(record=True) as caught, pytest.raises(RuntimeError, match="stack expects each"):
+        warnings.simplefilter("always")
+        torch.vmap(torch.bincount)(counts)
+    assert any("batching rule for aten::bincount" in str(w.message) for w in caught)
+    assert "fails when their shapes differ" in _definition("batching rule")
+
+
+def test_an_int_argument_becomes_a_symint_too(like_a_block):
+    """The glossary's SymInt: compiled with dynamic=True, `n` reaches the graph as a SymInt, not only sizes."""
+    graphs = []
+
+    def keep(gm, example_inputs):
+        graphs.append(gm)
+        return gm
+
+    torch.compile(lambda t, n: t * n, backend=keep, dynamic=True)(torch.ones(3), 2)
+    assert "L_n_ : torch.SymInt" in graphs[0].code
+    assert "or an int argument" in _definition("SymInt")
+
+
+def test_a_non_functional_composite_can_call_a_view_and_no_mutating_op():
+    """The glossary's CompositeExplicitAutogradNonFunctional: t_copy's kernel calls t (a view) and clone."""
+    table = torch._C._dispatch_dump_table("aten::t_copy")
+    assert "CPU: registered at" in table and "RegisterCompositeExplicitAutogradNonFunctional" in table
+    with torch.profiler.profile() as prof:
+        torch.t_copy(torch.randn(3, 4))
+    (t_copy,) = [e for e in prof.events() if e.name == "aten::t_copy"]
+    assert [c.name for c in t_copy.cpu_children] == ["aten::t", "aten::clone"]
+    assert torch.ops.aten.t.default._schema.returns[0].alias_info is not None  # t returns a view of its input
+    assert "or return a view of one" in _definition("CompositeExplicitAutogradNonFunctional")
