@@ -211,7 +211,7 @@ def test_a_cached_session_block_runs_again_when_a_later_one_must_run(tmp_path):
 
 
 def test_bless_and_lens_builds_are_not_check_builds(tmp_path):
-    """The build page, step 5: besides serving and HOOD_CHECK=off, a bless or a lens build does not check."""
+    """The build page, step 5, and theory 00: besides serving and HOOD_CHECK=off, a bless or a lens build does not check."""
     from hood.engine.settings import Settings
 
     assert Settings.from_options(tmp_path).check
@@ -220,6 +220,8 @@ def test_bless_and_lens_builds_are_not_check_builds(tmp_path):
     assert not Settings.from_options(tmp_path, check="off").check
     build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
     assert "except `make serve`, `make bless`, `make lens` and an explicit opt-out" in build
+    orientation = (ROOT / "docs" / "en" / "theory" / "00-why-open-the-hood.md").read_text(encoding="utf-8")
+    assert "every build but `make serve`, `make bless`\nand `make lens`" in orientation
 
 
 def test_an_untraced_block_shows_more_than_times_and_the_glossary_leaves_out_torchs_parts():
