@@ -211,7 +211,7 @@ def test_a_cached_session_block_runs_again_when_a_later_one_must_run(tmp_path):
 
 
 def test_bless_and_lens_builds_are_not_check_builds(tmp_path):
-    """The build page, step 5, and theory 00: besides serving and HOOD_CHECK=off, a bless or a lens build does not check."""
+    """The build page (step 5) and theory 00: besides serving and HOOD_CHECK=off, bless and lens do not check."""
     from hood.engine.settings import Settings
 
     assert Settings.from_options(tmp_path).check
