@@ -304,3 +304,33 @@ def test_mark_dynamic_on_a_size_of_0_or_1_is_dropped_without_a_warning(first, co
     compiled(x, W, b)
     compiled(torch.randn(3, 64), W, b)
     assert counter.frame_count == compiles and not recwarn.list and not capfd.readouterr().err
+
+
+@pytest.mark.parametrize("first, compiles", [(0, 2), (1, 2), (2, 1)])
+def test_dynamic_true_on_a_first_batch_of_0_or_1_compiles_a_static_graph_first(first, compiles):
+    """dynamic=True: a first batch of 0 or 1 is specialised all the same, so a batch of 3 compiles again."""
+    _, W, b = running_example()
+    counter = CompileCounter()
+    compiled = torch.compile(head, backend=counter, dynamic=True)
+    compiled(torch.randn(first, 64), W, b)
+    compiled(torch.randn(3, 64), W, b)
+    assert counter.frame_count == compiles
+
+
+def _sine_cosine(x):
+    return x.sin().cos()
+
+
+def _break_in_loop_calling(x):
+    x = x * 2
+    for _ in range(2):
+        x = _sine_cosine(x)
+        print("a break inside a loop")
+    return x + 1
+
+
+def test_a_skipped_frame_still_compiles_the_functions_it_calls(capsys):
+    """Graph breaks: the frame with a break in its loop runs eagerly, but the function it calls is compiled."""
+    counter = CompileCounter()
+    torch.compile(_break_in_loop_calling, backend=counter)(torch.randn(3))
+    assert (counter.frame_count, counter.op_count) == (1, 2)  # one graph: the callee's sin and cos

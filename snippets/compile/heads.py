@@ -7,7 +7,8 @@ import torch.nn.functional as F
 import torch._inductor.config as inductor_config
 
 # Inductor counts the C++ vector width in bits: 256 selects AVX2 (8 floats per vector), the same
-# vector ISA on every x86-64 Linux or Windows machine with AVX2 (elsewhere: plain scalar loops).
+# vector ISA on every x86-64 Linux or Windows machine with AVX2 (without AVX2, or on macOS: plain scalar
+# loops; another architecture may select its own 256-bit vectors).
 AVX2 = {"cpp.simdlen": 256}
 
 
