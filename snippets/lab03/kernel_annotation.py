@@ -142,7 +142,7 @@ def render_annotation(results) -> str:
     """The annotation as text: each claim, then each check's verdict and the first line that proves it."""
     out = []
     for n, (claim, checks) in enumerate(results, 1):
-        out.append(f"{n}. {claim.title}: {claim.text}")
+        out.append(f"{n}. {claim.title}. {claim.text}")
         for check, ok, hits in checks:
             mark = "ok " if ok else "FAILED"
             times = (words(en="no line", es="ninguna línea") if check.count == 0

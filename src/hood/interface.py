@@ -24,6 +24,8 @@ EN = {
         "both": "The difference comes from the release and from the build ({torch}, a CUDA build; the pin is a CPU "
                 "build).",
         "error": "Under {torch}:",
+        "normalised": "Both sides as traces store them: <code>&lt;cell&gt;</code> stands for the block's own file "
+                      "name, and the other <code>&lt;…&gt;</code> for addresses, times or paths.",
     },
     "lens_page": {
         "count": "{same} of {total} traced blocks print the same under torch {torch} as under the pinned torch; "
@@ -89,15 +91,17 @@ ES = {
         "both": "La diferencia viene de la versión de torch y de que es una versión para CUDA ({torch}; la fijada "
                 "es para CPU).",
         "error": "Con {torch}:",
+        "normalised": "Los dos lados, como los guardan las trazas: <code>&lt;cell&gt;</code> sustituye al nombre de "
+                      "archivo del propio bloque, y los demás <code>&lt;…&gt;</code>, a direcciones, tiempos o rutas.",
     },
     "lens_page": {
         "count": "{same} de {total} bloques con traza imprimen lo mismo con torch {torch} que con el torch "
                  "fijado; {differ} difieren y {raising}.",
         "raising": ("ninguno lanza una excepción", "{n} lanzan una excepción"),
         "raises": "Lanza una excepción con torch {release}:",
-        "origin_build": "Una diferencia de la versión para CUDA.",
-        "origin_release": "Una diferencia de la versión de torch.",
-        "origin_both": "Una diferencia de la versión de torch y de la versión para CUDA.",
+        "origin_build": "Una diferencia que viene de que es una versión para CUDA.",
+        "origin_release": "Una diferencia que viene del cambio de versión de torch.",
+        "origin_both": "Una diferencia que viene del cambio de versión de torch y de que es una versión para CUDA.",
         "pinned": "torch fijado",
         "figure": "[figura: los datos con que se dibuja]",
     },

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import logging
+import re
 import textwrap
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -165,6 +166,10 @@ def drift_box(kind: str, trace: str, diff: str, language: str) -> str:
     )
 
 
+NORMALISED_TOKEN = re.compile(r"<(cell|time|pct|line|tmp|addr|ptr|hash|uuid|n|repo|torch-src|site-packages)>")
+"""A placeholder the normaliser writes into a trace (`hood.engine.normalize`), which the page's output does not show."""
+
+
 def lens_box(release: str, torch: str, *, diff: str = "", origin: str = "", error: str | None = None,
              language: str = "en") -> str:
     """HTML of the collapsed box under an output that shows what another release prints, in the page's language."""
@@ -172,5 +177,7 @@ def lens_box(release: str, torch: str, *, diff: str = "", origin: str = "", erro
     title = words["raises" if error else "prints"].format(release=release)
     said = words["error" if error else origin or "release"].format(torch=html.escape(torch))
     body = error if error else diff
+    if NORMALISED_TOKEN.search(body):
+        said += " " + words["normalised"]
     return (f'<details class="info hood-lens"><summary>{html.escape(title)}</summary><p>{said}</p>'
             f'<pre class="hood-diff"><code>{html.escape(body)}</code></pre></details>')
