@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from torch.testing._internal.optests.generate_tests import OpCheckError
 
 from hood.capture.dispatch import recording_dispatch
+from snippets.autograd.autograd_key import BelowAutograd
 from snippets.custom_ops.record_ops import RecordOps
 from snippets.custom_ops.scaled_linear import define_scaled_linear
 from snippets.running_example import running_example
@@ -179,17 +180,21 @@ def test_an_input_declared_non_differentiable_gets_no_entry_in_next_functions():
     assert (a * torch.randn(3)).grad_fn.next_functions[1][0] is None
 
 
+FLASH, MATH = "ScaledDotProductFlashAttentionForCpuBackward0", "UnsafeViewBackward0"
+
+
+def attention_node(shape, key=None, value=None, **kwargs) -> str:
+    """The class of the last node scaled_dot_product_attention records, for a query of `shape` that requires grad."""
+    q = torch.randn(shape, requires_grad=True)
+    k = q if key is None else key
+    out = F.scaled_dot_product_attention(q, k, k if value is None else value, **kwargs)
+    return type(out.grad_fn).__name__
+
+
 def test_attention_records_the_cpu_flash_node_only_for_a_4d_input_without_dropout():
     """And only when query, key and value share batch size, number of heads (fewer for key and value with
     enable_gqa=True) and head size, each with a last dimension of stride 1."""
-
-    def node(shape, key=None, value=None, **kwargs):
-        q = torch.randn(shape, requires_grad=True)
-        k = q if key is None else key
-        out = F.scaled_dot_product_attention(q, k, k if value is None else value, **kwargs)
-        return type(out.grad_fn).__name__
-
-    flash, math = "ScaledDotProductFlashAttentionForCpuBackward0", "UnsafeViewBackward0"
+    node, flash, math = attention_node, FLASH, MATH
     assert node((1, 2, 4, 8)) == flash
     assert node((2, 4, 8)) == node((1, 2, 4, 8), dropout_p=0.5) == math
     assert node((1, 2, 4, 8), value=torch.randn(1, 2, 4, 16)) == math  # another head size for value
@@ -198,6 +203,15 @@ def test_attention_records_the_cpu_flash_node_only_for_a_4d_input_without_dropou
     assert node((1, 4, 4, 8), key=torch.randn(1, 2, 4, 8), enable_gqa=True) == flash  # fewer heads, grouped
     transposed = torch.randn(1, 2, 8, 4).transpose(-1, -2)  # (1, 2, 4, 8), last stride 4
     assert node((1, 2, 4, 8), key=transposed) == math
+
+
+def test_attention_keeps_the_flash_node_only_with_a_2d_or_4d_mask_that_does_not_require_grad():
+    """A 3-D attn_mask, or one that requires grad (a learned bias), sends the call down the math path."""
+    shape = (2, 2, 4, 8)
+    for mask in (torch.zeros(4, 4), torch.ones(4, 4, dtype=torch.bool), torch.zeros(2, 1, 4, 4)):
+        assert attention_node(shape, attn_mask=mask) == FLASH
+    assert attention_node(shape, attn_mask=torch.zeros(2, 4, 4)) == MATH
+    assert attention_node(shape, attn_mask=torch.zeros(4, 4, requires_grad=True)) == MATH
 
 
 def test_an_autograd_function_records_its_node_outside_the_dispatcher():
@@ -299,3 +313,37 @@ def test_under_inference_mode_only_new_tensors_are_inference_tensors():
     assert y.is_inference()
     assert not any(out.is_inference() for out in (view, detached, updated))
     assert updated is t and t._version == 1
+
+
+def test_with_saved_tensors_hooks_a_pack_that_copies_keeps_the_gradient_right():
+    """No version check either way; only a pack that kept the tensor itself sees the in-place change."""
+
+    def gradient_after_an_in_place_change(hooks):
+        W = torch.tensor([0.5, 1.0], requires_grad=True)
+        with hooks:
+            h = (W * 2).exp()  # exp saves h
+        h.add_(1)
+        h.sum().backward()  # no version error
+        return W.grad
+
+    W = torch.tensor([0.5, 1.0])
+    right = 2 * (W * 2).exp()
+    same = torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t)
+    copy = torch.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t)
+    assert torch.allclose(gradient_after_an_in_place_change(same), right + 2)
+    assert torch.allclose(gradient_after_an_in_place_change(copy), right)
+    pinned = torch.autograd.graph.save_on_cpu(pin_memory=True)
+    assert torch.allclose(gradient_after_an_in_place_change(pinned), right)
+
+
+def test_an_autograd_kernel_saves_an_input_before_the_redispatch_and_an_output_after_it():
+    """addmm packs x before the Python key runs it; exp and relu pack their result after."""
+    x, W, b = running_example()
+    for call, op, saves_first in ((lambda: F.linear(x, W, b), "aten.addmm", True),
+                                  (lambda: x.exp(), "aten.exp", False), (lambda: x.relu(), "aten.relu", False)):
+        events = []
+        with torch.autograd.graph.saved_tensors_hooks(lambda t, events=events: events.append("pack") or t, lambda t: t):
+            with BelowAutograd(events):
+                call()
+        runs = next(i for i, event in enumerate(events) if f"runs {op}.default" in event)
+        assert (events.index("pack") < runs) is saves_first
