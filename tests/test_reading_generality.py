@@ -383,3 +383,19 @@ def test_a_non_functional_composite_can_call_a_view_and_no_mutating_op():
     assert [c.name for c in t_copy.cpu_children] == ["aten::t", "aten::clone"]
     assert torch.ops.aten.t.default._schema.returns[0].alias_info is not None  # t returns a view of its input
     assert "or return a view of one" in _definition("CompositeExplicitAutogradNonFunctional")
+
+
+def test_an_inference_tensor_has_no_version_counter():
+    """The glossary's version counter: a normal tensor changed in place under inference_mode still counts; a
+    tensor made there has no counter at all."""
+    import pytest
+
+    normal = torch.zeros(2)
+    with torch.inference_mode():
+        made = torch.zeros(2)
+        normal.add_(1)
+        made.add_(1)
+    assert normal._version == 1
+    with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
+        _ = made._version
+    assert "An inference tensor has none." in _definition("version counter")
