@@ -10,7 +10,7 @@ from hood.engine.translations import mark
 from tools.sandbox import LINKED, ROOT, Build, build_in_process, copy_project
 from tools.sandbox import build as build_subprocess
 
-__all__ = ["ROOT", "Build", "build", "build_subprocess", "copy_project", "mini_project"]
+__all__ = ["ROOT", "Build", "add_page", "build", "build_subprocess", "copy_project", "mini_project"]
 
 
 def build(project: Path, *, mode: str = "check", cache: bool = False, extra_env: dict[str, str] | None = None,
@@ -54,6 +54,16 @@ def mini_project(dest: Path, en: str, es: str | None = None, snippets: dict[str,
     for name in LINKED:
         (dest / name).symlink_to(ROOT / name)
     return dest
+
+
+def add_page(project: Path, name: str, title: str, en: str) -> None:
+    """Add a page to a `mini_project`, last in its nav, with a Spanish page that translates it."""
+    config_file = project / "mkdocs.yml"
+    config = yaml.load(config_file.read_text(), Loader=_Loader)
+    config["nav"].append({title: name})
+    config_file.write_text(yaml.dump(config, Dumper=_Dumper, allow_unicode=True, sort_keys=False))
+    for language, body in (("en", en), ("es", mark(en, en))):
+        (project / "docs" / language / name).write_text(body)
 
 
 def in_language(results, language: str = "en"):

@@ -254,3 +254,26 @@ def test_a_ready_bucket_waits_for_every_earlier_bucket():
     assert order.endswith("[bucket 2: all_reduce of 1,440,000 bytes]")
     terms = glossary.load(ROOT / glossary.GLOSSARY_FILE, ["en"])["en"]
     assert "every earlier bucket" in next(t.definition for t in terms if t.word == "bucket")
+
+
+def reductions_rank() -> dict:
+    """Each rank's `rank + 1` all-reduced with four of gloo's reduce operations."""
+    import torch.distributed as dist
+
+    with process_group() as (rank, _):
+        reduced = {}
+        for op in ("SUM", "AVG", "MAX", "PRODUCT"):
+            t = torch.tensor([float(rank + 1)])
+            dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
+            reduced[op] = t.item()
+        return reduced
+
+
+def test_an_all_reduce_can_take_the_max_or_product_not_only_a_sum_or_mean():
+    """The glossary's all-reduce: on gloo, every rank gets 1 + 2, their mean, max and product alike."""
+    from hood import glossary
+    from tests.sitekit import ROOT
+
+    assert run_ranks(reductions_rank) == [{"SUM": 3.0, "AVG": 1.5, "MAX": 2.0, "PRODUCT": 2.0}] * 2
+    terms = glossary.load(ROOT / glossary.GLOSSARY_FILE, ["en"])["en"]
+    assert "(a sum, a mean, a max…)" in next(t.definition for t in terms if t.word == "all-reduce")

@@ -165,27 +165,45 @@ def test_what_another_release_prints_comes_from_records_not_from_the_build():
 
 
 
-def test_a_later_block_of_a_session_keeps_what_dynamo_compiled_and_other_blocks_start_reset(tmp_path):
-    """The build page, step 3: Dynamo is reset before a block, except a later block of the same session."""
+COMPILE_PROBE = ("import torch\ntorch.hood_probe = lambda t: t + 1\n"
+                 "torch.compile(torch.hood_probe, backend='eager')(torch.ones(2))\n")
+COUNT_PROBE = ("import torch\nfrom hood.capture.compile import cache_entries\n"
+               "print(len(cache_entries(torch.hood_probe)))\n")
+"""Two blocks' code: one compiles `torch.hood_probe`, the other prints how many versions Dynamo keeps of it."""
+
+
+def _run_blocks(tmp_path, blocks) -> list[str]:
+    """The outputs of `(id, code, session)` blocks of one page, run in order by one engine without a cache."""
     from hood.engine.engine import Block, Engine
     from hood.engine.settings import Settings
 
-    compile_probe = ("import torch\ntorch.hood_probe = lambda t: t + 1\n"
-                     "torch.compile(torch.hood_probe, backend='eager')(torch.ones(2))\n")
-    count = ("import torch\nfrom hood.capture.compile import cache_entries\n"
-             "print(len(cache_entries(torch.hood_probe)))\n")
     engine = Engine(Settings(root=tmp_path, use_cache=False), "fp-dynamo")
     try:
-        outputs = [engine.run(Block("p.md", block_id, code, session)).output
-                   for block_id, code, session in (("a", compile_probe + count, "s"), ("b", count, "s"),
-                                                   ("c", count, "t"), ("d", compile_probe, None), ("e", count, None))]
+        return [engine.run(Block("p.md", block_id, code, session)).output for block_id, code, session in blocks]
     finally:
         engine.close()
         del torch.hood_probe
         torch._dynamo.reset()
+
+
+def test_a_later_block_of_a_session_keeps_what_dynamo_compiled_and_other_blocks_start_reset(tmp_path):
+    """The build page, step 3: Dynamo is reset before a block, except a later block of the same session."""
+    outputs = _run_blocks(tmp_path, (("a", COMPILE_PROBE + COUNT_PROBE, "s"), ("b", COUNT_PROBE, "s"),
+                                     ("c", COUNT_PROBE, "t"), ("d", COMPILE_PROBE, None), ("e", COUNT_PROBE, None)))
     assert outputs == ["1\n", "1\n", "0\n", "", "0\n"]
     build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
     assert "except for a later block of a\n   session, which keeps what the earlier blocks compiled" in build
+
+
+def test_a_block_outside_the_session_run_in_between_resets_dynamo(tmp_path):
+    """The build page, step 3: a block of no session, or of another, between two blocks of a session resets Dynamo,
+    so the later one finds nothing compiled."""
+    outputs = _run_blocks(tmp_path, (("a", COMPILE_PROBE + COUNT_PROBE, "s"), ("x", "print(1)\n", None),
+                                     ("b", COUNT_PROBE, "s"), ("c", COMPILE_PROBE + COUNT_PROBE, "s"),
+                                     ("y", "print(2)\n", "t"), ("d", COUNT_PROBE, "s")))
+    assert outputs == ["1\n", "1\n", "0\n", "1\n", "2\n", "0\n"]
+    build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
+    assert "as long as no block outside the session ran between\n   them" in build
 
 
 def test_a_cached_session_block_runs_again_when_a_later_one_must_run(tmp_path):
@@ -239,3 +257,20 @@ def test_an_untraced_block_shows_more_than_times_and_the_glossary_leaves_out_tor
     assert not {"Dynamo", "AOTAutograd", "Inductor"} & words
     assert all(name in home for name in ("Dynamo", "AOTAutograd", "Inductor"))
     assert "the terms the pages use most" in home and "(reference/reading-outputs.md)" in home
+
+
+def test_a_missing_include_stops_the_build_at_its_page_after_earlier_pages_ran(tmp_path):
+    """The build page's table of forgotten steps: the includes are checked page by page, so a block of a page
+    rendered earlier has run when the build stops at the page whose include is missing."""
+    from tests.sitekit import add_page, mini_project
+    from tools.sandbox import build_in_process
+
+    project = mini_project(tmp_path, '# Home\n\n```python exec="on" id="first"\nprint("ran")\n```\n')
+    lost = '# Later\n\n```python exec="on" id="lost"\n--8<-- "nowhere/missing.py"\n```\n'
+    add_page(project, "later.md", "Later", lost)
+    result = build_in_process(project, mode="check")
+    assert result.returncode != 0 and "page later.md (en) includes snippets that do not exist" in result.output
+    ran = [line.split("\t")[1:3] for line in (project / "exec.log").read_text().splitlines()]
+    assert ran == [["index.md", "first"]]
+    build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
+    assert "the build stops at the page that includes it, before its blocks run (those of earlier pages have" in build

@@ -276,6 +276,22 @@ def test_a_graph_break_inside_try_makes_no_graph(like_a_block):
     assert "skips the whole frame" in _definition("graph break")
 
 
+def test_a_graph_break_inside_a_with_block_of_ones_own_makes_no_graph(like_a_block):
+    """The glossary's graph break, against theory 03's with blocks: a context manager of one's own skips the frame,
+    torch.no_grad splits it in two graphs."""
+    from torch._dynamo.testing import CompileCounter
+
+    from tests.test_theory03_generality import _break_in_with, _Quiet
+
+    for context, graphs in ((_Quiet, 0), (torch.no_grad, 2)):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        with contextlib.redirect_stdout(None):
+            torch.compile(_break_in_with(context), backend=counter)(torch.randn(3))
+        assert counter.frame_count == graphs, context.__name__
+    assert "or a with block whose context manager Dynamo cannot resume" in _definition("graph break")
+
+
 def test_past_the_recompile_limit_a_call_that_passes_a_versions_guards_still_runs_it(like_a_block):
     """The glossary's guard: at the limit, float32 still runs version 0; only a dtype no version accepts runs
     eagerly (the backend's wrapper is not called)."""
@@ -383,3 +399,19 @@ def test_a_non_functional_composite_can_call_a_view_and_no_mutating_op():
     assert [c.name for c in t_copy.cpu_children] == ["aten::t", "aten::clone"]
     assert torch.ops.aten.t.default._schema.returns[0].alias_info is not None  # t returns a view of its input
     assert "or return a view of one" in _definition("CompositeExplicitAutogradNonFunctional")
+
+
+def test_an_inference_tensor_has_no_version_counter():
+    """The glossary's version counter: a normal tensor changed in place under inference_mode still counts; a
+    tensor made there has no counter at all."""
+    import pytest
+
+    normal = torch.zeros(2)
+    with torch.inference_mode():
+        made = torch.zeros(2)
+        normal.add_(1)
+        made.add_(1)
+    assert normal._version == 1
+    with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
+        _ = made._version
+    assert "An inference tensor has none." in _definition("version counter")
