@@ -125,6 +125,8 @@ def test_reorderable_print_does_not_apply_to_the_chatty_head():
                                                     "extra_check=prepare_softmax_extra_check"]),
     ("_inductor/codegen/triton.py", 7276, 7278, ["get_kernel_category_by_source_code(src_code)[:3]", '"triton"']),
     ("_inductor/__init__.py", 358, 359, ['"reduce-overhead"', '"triton.cudagraphs": True']),
+    ("_inductor/cudagraph_trees.py", 2206, 2217, ["check_for_mutation(",
+                                                  "log_cudagraph_skip_and_bump_counter(maybe_mutation_str)"]),
     ("_inductor/kernel/mm.py", 655, 668, ["not (inductor_config.max_autotune or inductor_config.max_autotune_gemm)",
                                           "[aten_addmm]", "return node"]),
     ("_inductor/config.py", 2670, 2670, ['cuda_backend: Literal["triton", "halide", "pallas"] = "triton"']),

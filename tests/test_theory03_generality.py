@@ -390,3 +390,20 @@ def test_a_triton_template_for_a_gpu_matmul_only_under_max_autotune():
         assert not utils.use_triton_template(layout)
         with inductor_config.patch(torch._inductor.list_mode_options("max-autotune")):
             assert utils.use_triton_template(layout)
+
+
+def test_cuda_graphs_skip_a_graph_that_writes_into_an_input_that_is_not_a_parameter():
+    """On a GPU: reduce-overhead's CUDA graph trees skip a function that mutates an input other than a static one
+    (a parameter). The check itself runs on a CPU."""
+    from types import SimpleNamespace
+
+    from torch._inductor.cudagraph_utils import check_for_mutation, get_placeholder_info
+
+    graph = torch.fx.symbolic_trace(lambda x, w: x.add_(w)).graph
+    inputs = [torch.randn(3), torch.randn(3)]
+    for static, skipped in (([], True), ([0], False)):
+        func = SimpleNamespace(mutated_input_idxs=[0], static_input_idxs=static,
+                               placeholders=get_placeholder_info(graph))
+        reason = check_for_mutation(func, inputs, lambda tensor: False)
+        assert (reason == "skipping cudagraphs due to mutated inputs (1 instances)") is skipped
+        assert (reason is None) is not skipped
