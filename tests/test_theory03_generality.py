@@ -12,7 +12,7 @@ import torch
 from torch._dynamo.backends.common import aot_autograd
 from torch._dynamo.testing import CompileCounter, CompileCounterWithBackend
 
-from hood.capture.compile import artifact_messages, inductor_output
+from hood.capture.compile import artifact_messages, guard_failures, inductor_output
 from snippets.compile.aot_graphs import aot_graphs, saved_for_backward
 from snippets.compile.heads import head, inductor_config
 from snippets.compile.inductor_code import generated_code
@@ -334,3 +334,76 @@ def test_a_skipped_frame_still_compiles_the_functions_it_calls(capsys):
     counter = CompileCounter()
     torch.compile(_break_in_loop_calling, backend=counter)(torch.randn(3))
     assert (counter.frame_count, counter.op_count) == (1, 2)  # one graph: the callee's sin and cos
+
+
+def _reshaped(x):
+    return x.reshape(4, -1)
+
+
+def _branches_on_the_size(x):
+    return x + 1 if x.shape[0] == 4 else x - 1
+
+
+@pytest.mark.parametrize("fn", [_reshaped, _branches_on_the_size])
+def test_mark_dynamic_on_a_size_the_function_fixes_fails_the_compile(fn):
+    """mark_dynamic: a size the function fixes stops the compile with an error; maybe_mark_dynamic compiles it
+    static."""
+    from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
+
+    x = torch.randn(4, 3)
+    torch._dynamo.mark_dynamic(x, 0)
+    with pytest.raises(ConstraintViolationError):
+        torch.compile(fn, backend=CompileCounter())(x)
+    torch._dynamo.reset()
+    x = torch.randn(4, 3)
+    torch._dynamo.maybe_mark_dynamic(x, 0)
+    counter = CompileCounterWithBackend("eager")
+    torch.compile(fn, backend=counter)(x)
+    (graph,) = counter.graphs
+    assert [tuple(n.meta["example_value"].shape) for n in graph.graph.nodes if n.op == "placeholder"] == [(4, 3)]
+
+
+def test_a_failed_guard_compiles_again_only_when_every_version_fails():
+    """Recompiles: after batches 2, 3 and 1, a batch of 5 fails the first version Dynamo tries, that of the batch of 1,
+    and runs the dynamic one."""
+    _, W, b = running_example()
+    counter = CompileCounter()
+    compiled = torch.compile(head, backend=counter)
+    for batch in (2, 3, 1):
+        compiled(torch.randn(batch, 64), W, b)
+    x5 = torch.randn(5, 64)
+    failures = guard_failures(head, {"x": x5, "W": W, "b": b})
+    assert failures[0][0] == "0/2" and failures[0][1] and ("0/1", []) in failures
+    compiled(x5, W, b)
+    assert counter.frame_count == 3
+
+
+def test_a_triton_template_for_a_gpu_matmul_only_under_max_autotune():
+    """On a GPU: matrix products stay extern kernels in the default mode; max-autotune may add a Triton template.
+    No GPU here: a CUDA layout, with the size of the GPU and the backend's features taken as given."""
+    from torch._inductor import utils
+    from torch._inductor.ir import FixedLayout
+
+    layout = FixedLayout(torch.device("cuda"), torch.float32, [64, 64])
+    with mock.patch.object(utils, "is_big_gpu", lambda device: True), \
+            mock.patch("torch._inductor.codegen.common.has_backend_feature", lambda device, feature: True):
+        assert not utils.use_triton_template(layout)
+        with inductor_config.patch(torch._inductor.list_mode_options("max-autotune")):
+            assert utils.use_triton_template(layout)
+
+
+def test_cuda_graphs_skip_a_graph_that_writes_into_an_input_that_is_not_a_parameter():
+    """On a GPU: reduce-overhead's CUDA graph trees skip a function that mutates an input other than a static one
+    (a parameter). The check itself runs on a CPU."""
+    from types import SimpleNamespace
+
+    from torch._inductor.cudagraph_utils import check_for_mutation, get_placeholder_info
+
+    graph = torch.fx.symbolic_trace(lambda x, w: x.add_(w)).graph
+    inputs = [torch.randn(3), torch.randn(3)]
+    for static, skipped in (([], True), ([0], False)):
+        func = SimpleNamespace(mutated_input_idxs=[0], static_input_idxs=static,
+                               placeholders=get_placeholder_info(graph))
+        reason = check_for_mutation(func, inputs, lambda tensor: False)
+        assert (reason == "skipping cudagraphs due to mutated inputs (1 instances)") is skipped
+        assert (reason is None) is not skipped
