@@ -3,7 +3,9 @@ into, the registration printer, the dispatch trace's #if, contexts and the fallt
 the autocast keys, views with the base's own metadata, linear's bias added in place but out of place under a
 mode, which functionality bits print alone, what the key-stack figure's orange cell is, autocast's cache under
 inference_mode and in nested regions, composite views, linear's out-of-place add inside vmap, on meta tensors and
-with a tangent, vmap's dynamic-layer keys, and matmul of a vector."""
+with a tangent, vmap's dynamic-layer keys, matmul of a vector, which biases let linear fold its input into one
+addmm, a tensor-subclass bias added out of place, what _dispatch_dump_table returns, and the keys above the priority
+block's seven."""
 
 from __future__ import annotations
 
@@ -288,3 +290,58 @@ def test_matmul_of_a_vector_by_a_matrix_is_three_operators_and_by_a_vector_one_d
     v, Wt = x.detach()[0], W.detach().t()
     assert logged(lambda: torch.matmul(v, Wt)) == ["aten::unsqueeze", "aten::mm", "aten::squeeze_.dim"]
     assert logged(lambda: torch.matmul(v, v)) == ["aten::dot"]
+
+
+def test_linear_views_the_input_as_one_matrix_only_for_a_contiguous_1d_bias():
+    """A contiguous 3-D or 4-D input: one addmm with b or a bias that squeezes to 1-D; with a 0-dim, a 2-D or a
+    non-contiguous bias, matmul's operators and a separate add."""
+    _, W, b = running_example()
+    W, b = W.detach(), b.detach()
+    fused = ["aten::view", "aten::t", "aten::addmm", "aten::view"]
+    row = b[None].contiguous()
+
+    def run(contiguous, bias):
+        return logged(lambda: F.linear(contiguous, W, bias))
+
+    for contiguous in (torch.randn(3, 2, 64), torch.randn(2, 3, 2, 64)):
+        assert run(contiguous, b) == fused and run(contiguous, row) == ["aten::squeeze", *fused]
+        for bias in (torch.tensor(0.5), b.expand(2, 600).contiguous(), torch.randn(1200)[::2]):
+            ops = run(contiguous, bias)
+            assert "aten::addmm" not in ops and ops[-1] == "aten::add.Tensor" and "aten::mm" in ops
+    contiguous = torch.randn(3, 2, 64)
+    assert bias_adds(lambda: F.linear(contiguous, W, torch.tensor(0.5))) == {"aten.add_.Tensor"}
+
+
+def test_linear_adds_a_tensor_subclass_bias_out_of_place():
+    """A bias that is a tensor subclass (here TwoTensor) is added with an out-of-place add."""
+    from torch.testing._internal.two_tensor import TwoTensor
+
+    _, W, b = running_example()
+    W, b = W.detach(), b.detach()
+    transposed = torch.randn(2, 3, 64).transpose(0, 1)
+    assert bias_adds(lambda: F.linear(transposed, W, TwoTensor(b, b.clone()))) == {"aten.add.Tensor"}
+
+
+def test_dump_table_returns_the_table_and_prints_nothing():
+    """_dispatch_dump_table returns a string with one line per key; calling it writes nothing to stdout."""
+    with captured_stdout() as out:
+        table = torch._C._dispatch_dump_table("aten::addmm")
+    assert out.getvalue() == ""
+    assert isinstance(table, str) and any(line.startswith("AutogradCPU") for line in table.splitlines())
+
+
+def test_a_mode_and_vmap_add_keys_above_the_seven_of_the_priority_block():
+    """The priority block's seven keys top out at FuncTorchBatched; PythonTLSSnapshot (a dispatch mode's) and
+    FuncTorchDynamicLayerFrontMode (vmap's) outrank all seven."""
+    from snippets.dispatcher import priority
+
+    order, _ = printed(priority.key_priority)
+    assert len(order) == 7 and order[0] == "FuncTorchBatched"
+    with OpLog():
+        mode_include = torch._C._dispatch_tls_local_include_set()
+    assert mode_include.has(K.PythonTLSSnapshot)
+    seven = S(K.Undefined)
+    for name in order:
+        seven = seven | S(getattr(K, name))
+    for extra in (K.PythonTLSSnapshot, K.FuncTorchDynamicLayerFrontMode):
+        assert (seven | S(extra)).highestPriorityTypeId() == extra
