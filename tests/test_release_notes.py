@@ -63,6 +63,37 @@ def test_the_in_place_error_prints_the_nodes_name_without_backward():
         h.backward()
 
 
+class _Exp(torch.autograd.Function):
+    """exp as a custom Function: its node is _ExpBackward, with no number."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = x.exp()
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.saved_tensors[0]
+
+
+@pytest.mark.parametrize("make, node, printed", [
+    (torch.exp, "ExpBackward0", "Exp"),
+    (lambda x: torch.pow(x, x + 1), "PowBackward1", "Pow1"),
+    (lambda x: torch.pow(2.0, x), "PowBackward2", "Pow2"),
+    (_Exp.apply, "_ExpBackward", "_Exp"),
+])
+def test_the_in_place_error_drops_backward_and_a_0_after_it(make, node, printed):
+    """Each node saves its own output; after an in-place add the error names it: a 0 goes, another number stays."""
+    h = make(torch.rand(3, requires_grad=True) + 0.5)
+    assert h.grad_fn.name() == node
+    h.add_(1)
+    with pytest.raises(RuntimeError, match=f"output 0 of {printed}, is at version 1"):
+        h.sum().backward()
+    note = RELEASES["2.12.1"].notes["theory/02-autograd-and-custom-ops.md#inplace"]
+    assert "and the number after it when that number is 0" in note["en"]
+
+
 def test_the_in_place_error_does_not_always_name_the_node_that_saved_the_tensor():
     """sin saves h, which exp made; after h.mul_(3) the error names Mul, neither Sin nor Exp."""
     h = torch.rand(2, 3, requires_grad=True).exp()
