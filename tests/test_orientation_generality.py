@@ -225,7 +225,51 @@ def test_a_cached_session_block_runs_again_when_a_later_one_must_run(tmp_path):
         del torch.hood_runs
     assert runs == 2 and engine.executions[("p.md", "a")] == 1
     build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
-    assert "an earlier block of a session can run once more, its output unused" in build
+    assert "block\n   of a session can run once more, its output unused" in build
+
+
+def test_a_session_block_the_memo_answered_from_an_earlier_page_runs_again(tmp_path):
+    """The build page, step 2, without any cache: two pages whose sessions start with the same setup block; the
+    second page's setup is answered by the memo, so it replays when the next block must run."""
+    from hood.engine.engine import Block, Engine
+    from hood.engine.settings import Settings
+
+    setup = "import torch\ntorch.hood_runs = getattr(torch, 'hood_runs', 0) + 1\n"
+    engine = Engine(Settings(root=tmp_path, use_cache=False), "fp-pages")
+    try:
+        outputs = []
+        for page in ("a.md", "b.md"):
+            engine.begin_page(page)
+            engine.run(Block(page, "setup", setup, "s"))
+            outputs.append(engine.run(Block(page, "use", f"print({page!r}, torch.hood_runs)\n", "s")).output)
+            engine.end_page(page)
+    finally:
+        engine.close()
+        del torch.hood_runs
+    assert outputs == ["a.md 1\n", "b.md 2\n"] and ("b.md", "setup") not in engine.executions
+    build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
+    assert "or from an earlier page whose session starts with the same code" in build
+
+
+def test_a_block_of_no_session_leaves_sys_modules_as_soon_as_it_has_run(tmp_path):
+    """The build page, step 3: a session's module stays until its page is done; a lone block's goes at once."""
+    from hood.engine.engine import Block, Engine
+    from hood.engine.settings import Settings
+
+    engine = Engine(Settings(root=tmp_path, use_cache=False), "fp-modules")
+    probe = "import sys\nprint(__name__ in sys.modules)\n"
+    try:
+        lone = engine.run(Block("p.md", "lone", probe, None)).output
+        engine.run(Block("p.md", "first", "x = 1\n", "s"))
+        kept = engine.run(Block("p.md", "later", "import sys\nprint(x, __name__ in sys.modules)\n", "s")).output
+        left = [name for name in sys.modules if name.startswith("hood_block_p_md")]
+        engine.end_page("p.md")
+        after = [name for name in sys.modules if name.startswith("hood_block_p_md")]
+    finally:
+        engine.close()
+    assert lone == "True\n" and kept == "1 True\n" and left == ["hood_block_p_md_s"] and after == []
+    build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
+    assert "or, for a block of no session, as soon as the block has run" in build
 
 
 def test_bless_and_lens_builds_are_not_check_builds(tmp_path):

@@ -376,6 +376,15 @@ def test_vmaps_fallback_stacks_the_samples_results_and_fails_when_their_shapes_d
     assert "fails when their shapes differ" in _definition("batching rule")
 
 
+def test_vmap_has_no_fallback_loop_for_an_out_variant_without_a_batching_rule():
+    """The glossary's batching rule: add.out has none, and vmap raises instead of looping."""
+    import pytest
+
+    with pytest.raises(RuntimeError, match="the fallback path doesn't work on out= or view ops"):
+        torch.vmap(lambda t: torch.add(t, 1, out=torch.empty(4)))(torch.randn(3, 4))
+    assert "An out= or view operator without one has no such loop" in _definition("batching rule")
+
+
 def test_an_int_argument_becomes_a_symint_too(like_a_block):
     """The glossary's SymInt: compiled with dynamic=True, `n` reaches the graph as a SymInt, not only sizes."""
     graphs = []
