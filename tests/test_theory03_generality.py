@@ -307,14 +307,20 @@ def test_mark_dynamic_on_a_size_of_0_or_1_is_dropped_without_a_warning(first, co
 
 
 @pytest.mark.parametrize("first, compiles", [(0, 2), (1, 2), (2, 1)])
-def test_dynamic_true_on_a_first_batch_of_0_or_1_compiles_a_static_graph_first(first, compiles):
-    """dynamic=True: a first batch of 0 or 1 is specialised all the same, so a batch of 3 compiles again."""
+def test_dynamic_true_on_a_first_batch_of_0_or_1_keeps_that_batch_fixed(first, compiles):
+    """dynamic=True: every size is symbolic from the first graph, W's and b's too, but a first batch of 0 or 1 is
+    specialised all the same, so a batch of 3 compiles again."""
     _, W, b = running_example()
-    counter = CompileCounter()
+    counter = CompileCounterWithBackend("eager")
     compiled = torch.compile(head, backend=counter, dynamic=True)
     compiled(torch.randn(first, 64), W, b)
     compiled(torch.randn(3, 64), W, b)
     assert counter.frame_count == compiles
+    shapes = [n.meta["example_value"].shape for n in counter.graphs[0].graph.nodes
+              if n.op == "placeholder" and isinstance(n.meta["example_value"], torch.Tensor)]
+    batch, *others = [size for shape in shapes for size in shape]
+    assert isinstance(batch, torch.SymInt) is (first > 1)
+    assert all(isinstance(size, torch.SymInt) for size in others)  # 64 of x, then 600 and 64 of W, 600 of b
 
 
 def _sine_cosine(x):
