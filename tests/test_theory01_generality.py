@@ -4,8 +4,8 @@ the autocast keys, views with the base's own metadata, linear's bias added in pl
 mode, which functionality bits print alone, what the key-stack figure's orange cell is, autocast's cache under
 inference_mode and in nested regions, composite views, linear's out-of-place add inside vmap, on meta tensors and
 with a tangent, vmap's dynamic-layer keys, matmul of a vector, which biases let linear fold its input into one
-addmm, a tensor-subclass bias added out of place, what _dispatch_dump_table returns, and the keys above the priority
-block's seven."""
+addmm, a tensor-subclass bias added out of place, what _dispatch_dump_table returns, the keys above the priority
+block's seven, and who meets the tables' Meta row."""
 
 from __future__ import annotations
 
@@ -345,3 +345,17 @@ def test_a_mode_and_vmap_add_keys_above_the_seven_of_the_priority_block():
         seven = seven | S(getattr(K, name))
     for extra in (K.PythonTLSSnapshot, K.FuncTorchDynamicLayerFrontMode):
         assert (seven | S(extra)).highestPriorityTypeId() == extra
+
+
+def test_the_tables_meta_row_is_met_by_meta_tensors_and_never_by_a_cpu_call():
+    """The tables block shows a Meta row; the CPU walk of F.linear never reaches Meta, the meta walk never CPU."""
+    from snippets.dispatcher import tables
+
+    shown, _ = printed(tables.operator_tables)
+    assert all("Meta" in rows for rows in shown.values())
+    x, W, b = running_example()
+    for args, met, never in (((x, W, b), "CPU", "Meta"), ([t.detach().to("meta") for t in (x, W, b)], "Meta", "CPU")):
+        with recording_dispatch() as steps:
+            F.linear(*args)
+        keys = {s.key for s in steps}
+        assert met in keys and never not in keys
