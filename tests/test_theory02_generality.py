@@ -347,3 +347,18 @@ def test_an_autograd_kernel_saves_an_input_before_the_redispatch_and_an_output_a
                 call()
         runs = next(i for i, event in enumerate(events) if f"runs {op}.default" in event)
         assert (events.index("pack") < runs) is saves_first
+
+
+def test_a_view_made_under_no_grad_or_inference_mode_and_an_out_write_are_refused_at_once_too():
+    """Three more refusals of an in-place write into a saved h (exp saves it) that requires grad."""
+    x = torch.randn(3, requires_grad=True)
+    for mode, message in ((torch.no_grad, "created in no_grad mode"), (torch.inference_mode, "created in inference mode")):
+        h = x.exp()
+        with mode():
+            view = h[:2]
+        with pytest.raises(RuntimeError, match=message):
+            view.add_(1)
+    h = x.exp()
+    with pytest.raises(RuntimeError, match="out=... arguments don't support automatic differentiation"):
+        torch.add(torch.ones(3), 1, out=h)
+    assert h._version == 0
