@@ -362,3 +362,10 @@ def test_a_view_made_under_no_grad_or_inference_mode_and_an_out_write_are_refuse
     with pytest.raises(RuntimeError, match="out=... arguments don't support automatic differentiation"):
         torch.add(torch.ones(3), 1, out=h)
     assert h._version == 0
+
+
+def test_a_composite_in_place_operation_can_add_more_than_one():
+    """F.alpha_dropout(h, inplace=True) is mul_ then add_ on h: two in-place calls, two versions."""
+    h = torch.randn(2, 4, requires_grad=True) * 1
+    F.alpha_dropout(h, 0.5, training=True, inplace=True)
+    assert h._version == 2
