@@ -352,7 +352,8 @@ def test_an_autograd_kernel_saves_an_input_before_the_redispatch_and_an_output_a
 def test_a_view_made_under_no_grad_or_inference_mode_and_an_out_write_are_refused_at_once_too():
     """Three more refusals of an in-place write into a saved h (exp saves it) that requires grad."""
     x = torch.randn(3, requires_grad=True)
-    for mode, message in ((torch.no_grad, "created in no_grad mode"), (torch.inference_mode, "created in inference mode")):
+    modes = ((torch.no_grad, "created in no_grad mode"), (torch.inference_mode, "created in inference mode"))
+    for mode, message in modes:
         h = x.exp()
         with mode():
             view = h[:2]
