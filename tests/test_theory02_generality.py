@@ -347,3 +347,26 @@ def test_an_autograd_kernel_saves_an_input_before_the_redispatch_and_an_output_a
                 call()
         runs = next(i for i, event in enumerate(events) if f"runs {op}.default" in event)
         assert (events.index("pack") < runs) is saves_first
+
+
+def test_a_view_made_under_no_grad_or_inference_mode_and_an_out_write_are_refused_at_once_too():
+    """Three more refusals of an in-place write into a saved h (exp saves it) that requires grad."""
+    x = torch.randn(3, requires_grad=True)
+    modes = ((torch.no_grad, "created in no_grad mode"), (torch.inference_mode, "created in inference mode"))
+    for mode, message in modes:
+        h = x.exp()
+        with mode():
+            view = h[:2]
+        with pytest.raises(RuntimeError, match=message):
+            view.add_(1)
+    h = x.exp()
+    with pytest.raises(RuntimeError, match="out=... arguments don't support automatic differentiation"):
+        torch.add(torch.ones(3), 1, out=h)
+    assert h._version == 0
+
+
+def test_a_composite_in_place_operation_can_add_more_than_one():
+    """F.alpha_dropout(h, inplace=True) is mul_ then add_ on h: two in-place calls, two versions."""
+    h = torch.randn(2, 4, requires_grad=True) * 1
+    F.alpha_dropout(h, 0.5, training=True, inplace=True)
+    assert h._version == 2
