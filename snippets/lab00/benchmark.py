@@ -1,6 +1,6 @@
 """Lab 00, benchmark discipline: time F.linear with torch.utils.benchmark, not a bare clock loop."""
 
-from hood.capture.common import decimal, grouped, localize, words
+from hood.capture.common import decimal, grouped, words
 from snippets.running_example import running_example
 
 # --8<-- [start:body]
@@ -20,6 +20,6 @@ def benchmark_linear(batch_sizes=(2, 64, 256)):
         results[n] = timer.blocked_autorange(min_run_time=0.3)
         blocks = len(results[n].times)
         print(words(en=f"batch {n:>4}: median", es=f"lote {n:>4}: mediana"), decimal(results[n].median * 1e6, "8.1f"),
-              words(en=f"us over {blocks} blocks", es=f"µs en {localize(grouped(blocks), 'es')} bloques"))
+              words(en="us over", es="µs en"), grouped(blocks), words(en="blocks", es="bloques"))
     return results
 # --8<-- [end:body]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hood import interface
 from hood.engine.cache import write_atomically
+from hood.engine.normalize import RULES
 
 log = logging.getLogger("mkdocs.plugins.hood")
 
@@ -166,8 +167,9 @@ def drift_box(kind: str, trace: str, diff: str, language: str) -> str:
     )
 
 
-NORMALISED_TOKEN = re.compile(r"<(cell|time|pct|line|tmp|addr|ptr|hash|uuid|n|repo|torch-src|site-packages)>")
-"""A placeholder the normaliser writes into a trace (`hood.engine.normalize`), which the page's output does not show."""
+NORMALISED_TOKEN = re.compile("|".join(sorted({re.escape(token) for rule in RULES
+                                                for token in re.findall(r"<[\w-]+>", rule.replacement)})))
+"""A placeholder the normaliser's rules write into a trace, which the page's output does not show."""
 
 
 def lens_box(release: str, torch: str, *, diff: str = "", origin: str = "", error: str | None = None,
