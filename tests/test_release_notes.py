@@ -159,3 +159,24 @@ def test_the_custom_op_output_is_aliased_not_allocated_in_2_13():
     numbers = [[int(n) for n in re.findall(r"buf(\d+)", line)] for text in (_pinned(entry), entry.output)
                for line in text.splitlines() if line.strip().startswith("cpp_fused__log_softmax_0(")]
     assert [n - 1 for n in numbers[0]] == numbers[1]
+
+
+def test_report_md_names_the_torch_that_ran_lab_00_and_trace_log_does_not():
+    """The deliverables block prints trace.log and the manifest, not REPORT.md, whose header is torch.__version__."""
+    from hood.capture.common import localize
+    from snippets.lab00 import run
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        files = run.lab00_files()
+    assert f"torch {torch.__version__}, seed 42." in localize(files["REPORT.md"], "en")
+    assert "torch" not in files["trace.log"]
+    for release in RELEASES.values():
+        entry = release.entries["labs/00-trace-the-dispatcher.md#deliverables"]
+        changed = [line for line in lens.diff(_pinned(entry), entry.output, release.release).splitlines()[2:]
+                   if line[:1] in "+-"]
+        assert changed == [f"{sign}manifest.json: lab lab00, torch {v}, seed 42" for sign, v in (("-", "2.13.0"),
+                                                                                            ("+", release.release))]
+        version = re.search(r"torch: (\S+)", release.entries["theory/00-why-open-the-hood.md#first-look"].output)[1]
+        note = release.notes[entry.key]
+        assert f"names it too (torch {version}); trace.log does not change" in note["en"]
+        assert f"también lo nombra (torch {version}); trace.log no cambia" in note["es"]
