@@ -424,3 +424,31 @@ def test_an_inference_tensor_has_no_version_counter():
     with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
         _ = made._version
     assert "An inference tensor has none." in _definition("version counter")
+
+
+def test_a_write_around_the_dispatcher_or_under_saved_tensors_hooks_goes_unchecked():
+    """The glossary's version counter: apply_ and a write into numpy() add nothing; with saved_tensors_hooks the
+    backward uses a modified saved tensor without a word, where it refuses it otherwise."""
+    import pytest
+
+    t = torch.zeros(3)
+    t.apply_(lambda v: v + 1)
+    t.numpy()[0] = 5
+    assert t._version == 0
+
+    def exp_doubled_after_save(hooks):
+        w = torch.ones(3, requires_grad=True)
+        with hooks:
+            y = w.exp()  # ExpBackward0 saves its result
+        y.detach().mul_(2)
+        y.sum().backward()
+        return w.grad
+
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        exp_doubled_after_save(contextlib.nullcontext())
+    same = torch.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x)
+    assert torch.allclose(exp_doubled_after_save(same), 2 * torch.ones(3).exp())
+    definition = _definition("version counter")
+    assert "apply_ or a write into numpy() adds nothing" in definition
+    assert "unless saved_tensors_hooks were active" in definition
+
