@@ -452,3 +452,26 @@ def test_a_write_around_the_dispatcher_or_under_saved_tensors_hooks_goes_uncheck
     assert "apply_ or a write into numpy() adds nothing" in definition
     assert "unless saved_tensors_hooks were active" in definition
 
+
+def test_aotautograds_inference_graph_names_its_inputs_arg0_1_not_primals(like_a_block):
+    """The glossary's primals: the forward graph's inputs are primals_1, primals_2; with grad mode off, the
+    inference graph's are arg0_1, arg1_1."""
+    from torch._dynamo.backends.common import aot_autograd
+
+    inputs = {}
+
+    def keep(kind):
+        def compiler(gm, example_inputs):
+            inputs[kind] = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+            return gm.forward
+        return compiler
+
+    backend = aot_autograd(fw_compiler=keep("forward"), bw_compiler=keep("backward"),
+                           inference_compiler=keep("inference"))
+    f = torch.compile(lambda x, w: x @ w, backend=backend)
+    x, w = torch.randn(2, 3), torch.randn(3, 4, requires_grad=True)
+    f(x, w)
+    with torch.no_grad():
+        f(x, w)
+    assert inputs == {"forward": ["primals_1", "primals_2"], "inference": ["arg0_1", "arg1_1"]}
+    assert "its inference graph names them arg0_1" in _definition("primals")
