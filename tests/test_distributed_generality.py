@@ -277,3 +277,31 @@ def test_an_all_reduce_can_take_the_max_or_product_not_only_a_sum_or_mean():
     assert run_ranks(reductions_rank) == [{"SUM": 3.0, "AVG": 1.5, "MAX": 2.0, "PRODUCT": 2.0}] * 2
     terms = glossary.load(ROOT / glossary.GLOSSARY_FILE, ["en"])["en"]
     assert "(a sum, a mean, a max…)" in next(t.definition for t in terms if t.word == "all-reduce")
+
+
+def test_gpipes_first_stage_waits_between_its_forwards_and_backwards_the_last_at_both_ends():
+    """The glossary's bubble: the page's two ranks laid out in time, and ScheduleGPipe's plan for 3 stages and 4
+    micro-batches; the first stage's idle slots sit mid-step, the last stage's at the start and the end."""
+    from torch.distributed.pipelining._schedule_visualizer import get_schedule_ops
+
+    from hood import glossary
+    from snippets.distributed.pipeline import pp_rank
+    from snippets.distributed.schedule_figure import timeline
+    from tests.sitekit import ROOT
+
+    def rows(orders):
+        slot = timeline(orders)
+        row = [["-"] * (max(slot.values()) + 1) for _ in orders]
+        for (rank, name), s in slot.items():
+            row[rank][s] = name
+        return [" ".join(r) for r in row]
+
+    measured = [english(r)["step 2, computations in order"].split() for r in run_ranks(pp_rank)]
+    assert rows(measured) == ["F0 F1 - - B0 B1", "- F0 F1 B0 B1 -"]
+    planned = [[str(a)[len(str(a.stage_index)):] for a in rank if a.computation_type.value in ("F", "B")]
+               for rank in get_schedule_ops("GPipe", 3, 4)]
+    first, _, last = rows(planned)
+    assert first == "F0 F1 F2 F3 - - - - B0 B1 B2 B3" and last == "- - F0 F1 F2 F3 B0 B1 B2 B3 - -"
+    terms = glossary.load(ROOT / glossary.GLOSSARY_FILE, ["en"])["en"]
+    assert "the first between its last forward and its first backward" in next(
+        t.definition for t in terms if t.word == "bubble")

@@ -424,3 +424,54 @@ def test_an_inference_tensor_has_no_version_counter():
     with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
         _ = made._version
     assert "An inference tensor has none." in _definition("version counter")
+
+
+def test_a_write_around_the_dispatcher_or_under_saved_tensors_hooks_goes_unchecked():
+    """The glossary's version counter: apply_ and a write into numpy() add nothing; with saved_tensors_hooks the
+    backward uses a modified saved tensor without a word, where it refuses it otherwise."""
+    import pytest
+
+    t = torch.zeros(3)
+    t.apply_(lambda v: v + 1)
+    t.numpy()[0] = 5
+    assert t._version == 0
+
+    def exp_doubled_after_save(hooks):
+        w = torch.ones(3, requires_grad=True)
+        with hooks:
+            y = w.exp()  # ExpBackward0 saves its result
+        y.detach().mul_(2)
+        y.sum().backward()
+        return w.grad
+
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        exp_doubled_after_save(contextlib.nullcontext())
+    same = torch.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x)
+    assert torch.allclose(exp_doubled_after_save(same), 2 * torch.ones(3).exp())
+    definition = _definition("version counter")
+    assert "apply_ or a write into numpy() adds nothing" in definition
+    assert "unless saved_tensors_hooks were active" in definition
+
+
+def test_aotautograds_inference_graph_names_its_inputs_arg0_1_not_primals(like_a_block):
+    """The glossary's primals: the forward graph's inputs are primals_1, primals_2; with grad mode off, the
+    inference graph's are arg0_1, arg1_1."""
+    from torch._dynamo.backends.common import aot_autograd
+
+    inputs = {}
+
+    def keep(kind):
+        def compiler(gm, example_inputs):
+            inputs[kind] = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+            return gm.forward
+        return compiler
+
+    backend = aot_autograd(fw_compiler=keep("forward"), bw_compiler=keep("backward"),
+                           inference_compiler=keep("inference"))
+    f = torch.compile(lambda x, w: x @ w, backend=backend)
+    x, w = torch.randn(2, 3), torch.randn(3, 4, requires_grad=True)
+    f(x, w)
+    with torch.no_grad():
+        f(x, w)
+    assert inputs == {"forward": ["primals_1", "primals_2"], "inference": ["arg0_1", "arg1_1"]}
+    assert "its inference graph names them arg0_1" in _definition("primals")
