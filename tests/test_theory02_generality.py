@@ -370,3 +370,39 @@ def test_a_composite_in_place_operation_can_add_more_than_one():
     h = torch.randn(2, 4, requires_grad=True) * 1
     F.alpha_dropout(h, 0.5, training=True, inplace=True)
     assert h._version == 2
+
+
+def test_under_inference_mode_no_in_place_write_is_refused():
+    """The refusals need grad mode on: under inference_mode a leaf, a view of it, an unbind output and an out=
+    write all go through; the version goes up and the node that saved h fails at backward time."""
+    b, z = torch.randn(3, requires_grad=True), torch.randn(4, requires_grad=True) * 1
+    h = b.exp()  # exp saves h
+    with torch.inference_mode():
+        b.add_(1)
+        b[:2].mul_(2)
+        z.unbind()[0].mul_(2)
+        torch.add(torch.ones(3), 1, out=h)
+    assert (b._version, z._version, h._version) == (2, 1, 1)
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        h.sum().backward()
+
+
+def test_outside_inference_mode_an_in_place_update_of_an_inference_tensor_raises_after_writing():
+    """The error comes from the version bump, after the kernel ran: the data has changed. Through a detach() taken
+    outside, an inference tensor with a counter of its own, nothing raises. The leaf refusal, by contrast, comes
+    before the write."""
+    with torch.inference_mode():
+        t = torch.ones(3)
+    with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
+        _ = t._version
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        t.add_(1)
+    assert t.tolist() == [2.0, 2.0, 2.0]
+    detached = t.detach()
+    assert detached.is_inference() and detached._version == 0
+    detached.add_(1)
+    assert detached._version == 1 and t.tolist() == [3.0, 3.0, 3.0]
+    b = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        b.add_(1)
+    assert b.tolist() == [1.0, 1.0, 1.0] and b._version == 0
