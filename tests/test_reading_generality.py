@@ -412,7 +412,7 @@ def test_a_non_functional_composite_can_call_a_view_and_no_mutating_op():
 
 def test_an_inference_tensor_has_no_version_counter():
     """The glossary's version counter: a normal tensor changed in place under inference_mode still counts; a
-    tensor made there has no counter at all."""
+    tensor made there has no counter at all, while a detach() of it taken outside has one of its own."""
     import pytest
 
     normal = torch.zeros(2)
@@ -423,7 +423,9 @@ def test_an_inference_tensor_has_no_version_counter():
     assert normal._version == 1
     with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
         _ = made._version
-    assert "An inference tensor has none." in _definition("version counter")
+    outside = made.detach()
+    assert outside.is_inference() and outside._version == 0
+    assert "A tensor computed under inference_mode has none." in _definition("version counter")
 
 
 def test_a_write_around_the_dispatcher_or_under_saved_tensors_hooks_goes_unchecked():
