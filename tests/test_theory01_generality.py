@@ -4,8 +4,9 @@ the autocast keys, views with the base's own metadata, linear's bias added in pl
 mode, which functionality bits print alone, what the key-stack figure's orange cell is, autocast's cache under
 inference_mode and in nested regions, composite views, linear's out-of-place add inside vmap, on meta tensors and
 with a tangent, vmap's dynamic-layer keys, matmul of a vector, which biases let linear fold its input into one
-addmm, a tensor-subclass bias added out of place, what _dispatch_dump_table returns, the keys above the priority
-block's seven, and who meets the tables' Meta row."""
+addmm, a tensor-subclass bias added out of place (an nn.Parameter in place), which subclasses carry the Python key,
+TORCH_LINEAR_FLATTEN_3D, what _dispatch_dump_table returns, the keys above the priority block's seven, and who meets
+the tables' Meta row."""
 
 from __future__ import annotations
 
@@ -312,14 +313,73 @@ def test_linear_views_the_input_as_one_matrix_only_for_a_contiguous_1d_bias():
     assert bias_adds(lambda: F.linear(contiguous, W, torch.tensor(0.5))) == {"aten.add_.Tensor"}
 
 
-def test_linear_adds_a_tensor_subclass_bias_out_of_place():
-    """A bias that is a tensor subclass (here TwoTensor) is added with an out-of-place add."""
+class PlainSubclass(torch.Tensor):
+    """A tensor subclass with neither __torch_function__ nor __torch_dispatch__ of its own."""
+
+
+class FunctionSubclass(torch.Tensor):
+    """A tensor subclass with only a __torch_function__, which runs before the dispatcher."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+def test_linear_adds_a_torch_dispatch_subclass_bias_out_of_place_and_a_parameter_in_place():
+    """A bias that is a subclass with __torch_dispatch__ (TwoTensor) is added with an out-of-place add; an
+    nn.Parameter, nn.Linear's bias included, or a plain subclass is added in place."""
     from torch.testing._internal.two_tensor import TwoTensor
 
     _, W, b = running_example()
     W, b = W.detach(), b.detach()
     transposed = torch.randn(2, 3, 64).transpose(0, 1)
     assert bias_adds(lambda: F.linear(transposed, W, TwoTensor(b, b.clone()))) == {"aten.add.Tensor"}
+    for bias in (torch.nn.Parameter(b.clone()), b.as_subclass(PlainSubclass)):
+        assert bias_adds(lambda bias=bias: F.linear(transposed, W, bias)) == {"aten.add_.Tensor"}
+    layer = torch.nn.Linear(64, 600)
+    assert isinstance(layer.bias, torch.nn.Parameter) and bias_adds(lambda: layer(transposed)) == {"aten.add_.Tensor"}
+
+
+def test_only_a_subclass_with_torch_dispatch_carries_the_python_key():
+    """TwoTensor (a __torch_dispatch__ subclass) carries Python; nn.Parameter, a plain subclass and one with only
+    __torch_function__ carry the four keys of a dense CPU tensor and no Python key."""
+    from torch.testing._internal.two_tensor import TwoTensor
+
+    b = running_example()[2].detach()
+    assert "Python" in key_names(torch._C._dispatch_keys(TwoTensor(b, b.clone())))
+    for tensor in (torch.nn.Parameter(b.clone()), b.as_subclass(PlainSubclass), b.as_subclass(FunctionSubclass)):
+        assert list(key_names(torch._C._dispatch_keys(tensor))) == ["CPU", "ADInplaceOrView", "AutogradCPU",
+                                                                    "AutocastCPU"]
+
+
+FLATTEN_3D = """
+import torch, torch.nn.functional as F
+from hood.capture.ops import OpLog
+W, b = torch.randn(600, 64), torch.randn(600)
+for transposed in (torch.randn(2, 3, 64).transpose(0, 1), torch.randn(2, 3, 2, 64).transpose(0, 1)):
+    for bias in (b, torch.tensor(0.5)):
+        with OpLog() as log:
+            F.linear(transposed, W, bias)
+        print(",".join(log.names))
+"""
+
+
+def test_torch_linear_flatten_3d_copies_a_non_contiguous_input_into_one_addmm():
+    """With TORCH_LINEAR_FLATTEN_3D=1 (read by a fresh process), a non-contiguous 3-D or 4-D input with a 1-D bias
+    is copied (clone) and goes through one addmm; with a 0-dim bias it still goes through matmul's bmm and an add."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "TORCH_LINEAR_FLATTEN_3D": "1", "PYTHONPATH": f"{root / 'src'}{os.pathsep}{root}"}
+    run = subprocess.run([sys.executable, "-W", "ignore", "-c", FLATTEN_3D], env=env, capture_output=True, text=True,
+                         timeout=120, check=True)
+    rows = [line.split(",") for line in run.stdout.split()]
+    folded = ["aten::clone", "aten::view", "aten::t", "aten::addmm", "aten::view"]
+    assert rows[0] == rows[2] == folded
+    for ops in (rows[1], rows[3]):
+        assert "aten::addmm" not in ops and "aten::bmm" in ops and ops[-1] == "aten::add.Tensor"
 
 
 def test_dump_table_returns_the_table_and_prints_nothing():
