@@ -318,3 +318,28 @@ def test_a_missing_include_stops_the_build_at_its_page_after_earlier_pages_ran(t
     assert ran == [["index.md", "first"]]
     build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
     assert "the build stops at the page that includes it, before its blocks run (those of earlier pages have" in build
+
+
+BUILD_PAGE = ROOT / "docs" / "en" / "reference" / "build.md"
+
+
+def _typed_lines(code: str) -> list[str]:
+    """The lines of a block's fence body that the page types itself: neither an include, a comment nor blank."""
+    return [line for line in code.splitlines()
+            if line.strip() and not line.strip().startswith("#") and "--8<--" not in line]
+
+
+def test_a_block_types_a_few_lines_and_takes_the_rest_from_snippets_through_its_session():
+    """The build page, step 1: some blocks include nothing and run what an earlier block of their session
+    included; what a page types is one line most often, and ten at most."""
+    blocks = [(page.relative_to(ROOT / "docs" / "en").as_posix(), options, code)
+              for page in (ROOT / "docs" / "en").rglob("*.md")
+              for options, code in executed_blocks(page.read_text(encoding="utf-8"))]
+    bare = {(page, options.get("id")): options.get("session") for page, options, code in blocks
+            if "--8<--" not in code}
+    assert bare[("theory/00-why-open-the-hood.md", "predict-no-bias")] == "t00"
+    assert bare and all(bare.values())  # each one runs in a session whose earlier blocks included the code
+    typed = [len(_typed_lines(code)) for _, _, code in blocks]
+    assert max(typed) == 10 and sum(n <= 1 for n in typed) > len(typed) / 2
+    text = BUILD_PAGE.read_text(encoding="utf-8")
+    assert "Most of its code is not typed into the\n   page" in text and "ten lines at most" in text
