@@ -343,3 +343,33 @@ def test_a_block_types_a_few_lines_and_takes_the_rest_from_snippets_through_its_
     assert max(typed) == 10 and sum(n <= 1 for n in typed) > len(typed) / 2
     text = BUILD_PAGE.read_text(encoding="utf-8")
     assert "Most of its code is not typed into the\n   page" in text and "ten lines at most" in text
+
+
+def test_what_a_block_changes_in_the_process_stays_for_the_blocks_after_it(tmp_path):
+    """The build page, steps 2 and 3: the engine resets seeds, threads and Dynamo, not grad mode or the default
+    dtype, and no block's key holds them: on a later page the same code is answered with its earlier output, while
+    new code sees both as an earlier block left them. The audit runs pages apart."""
+    from hood.engine.engine import Block, Engine
+    from hood.engine.settings import Settings
+    from tools.audit import VARIATIONS
+
+    probe = "import torch\nprint(torch.is_grad_enabled(), torch.get_default_dtype())\n"
+    engine = Engine(Settings(root=tmp_path, use_cache=False), "fp-leak")
+    try:
+        before = engine.run(Block("a.md", "probe", probe)).output
+        engine.run(Block("a.md", "change", "import torch\ntorch.set_grad_enabled(False)\n"
+                                           "torch.set_default_dtype(torch.float64)\n"))
+        engine.end_page("a.md")
+        engine.begin_page("b.md")
+        reused = engine.run(Block("b.md", "probe", probe)).output
+        after = engine.run(Block("b.md", "probe-again", probe + "# run\n")).output
+    finally:
+        engine.close()
+        torch.set_grad_enabled(True)
+        torch.set_default_dtype(torch.float32)
+    assert (before, reused, after) == ("True torch.float32\n",) * 2 + ("False torch.float64\n",)
+    assert ("b.md", "probe") not in engine.executions
+    assert any(variation.per_page and variation.name == "pages-alone" for variation in VARIATIONS)
+    text = BUILD_PAGE.read_text(encoding="utf-8")
+    assert "Nothing else is reset: what a block changes in the process" in text
+    assert "what other blocks left in the process is not part of the key" in text
