@@ -373,3 +373,20 @@ def test_what_a_block_changes_in_the_process_stays_for_the_blocks_after_it(tmp_p
     text = BUILD_PAGE.read_text(encoding="utf-8")
     assert "Nothing else is reset: what a block changes in the process" in text
     assert "what other blocks left in the process is not part of the key" in text
+
+
+def test_exact_comparisons_print_torch_equal_and_the_others_go_through_max_diff():
+    """The build page, step 6: no snippet judges a tolerance with allclose or isclose (max_diff does), while some
+    traced blocks print `torch.equal` of floating-point results, which holds bit for bit."""
+    from hood.stdout import printed
+    from snippets.lab00 import exercises
+
+    sources = {path: path.read_text(encoding="utf-8") for path in (ROOT / "snippets").rglob("*.py")}
+    assert not [path for path, text in sources.items() if re.search(r"allclose|isclose|assert_close", text)]
+    exact = [path.relative_to(ROOT).as_posix() for path, text in sources.items() if "torch.equal(" in text]
+    assert {"snippets/custom_ops/compiled_call.py", "snippets/distributed/ddp.py"} <= set(exact)
+    compiled = trace_body(ROOT / "traces" / "theory" / "02-autograd-and-custom-ops" / "custom-op-compiled.txt")
+    assert compiled.rstrip().endswith("compiled equals eager:␟es=compilado igual a eager:⟧ True")
+    out, text = printed(exercises.exercise_4_in_dims_out_dims)
+    assert out.dtype == torch.float32 and text.rstrip().endswith("True")
+    assert "Results that\n   must match bit for bit" in BUILD_PAGE.read_text(encoding="utf-8")
