@@ -390,3 +390,18 @@ def test_exact_comparisons_print_torch_equal_and_the_others_go_through_max_diff(
     out, text = printed(exercises.exercise_4_in_dims_out_dims)
     assert out.dtype == torch.float32 and text.rstrip().endswith("True")
     assert "Results that\n   must match bit for bit" in BUILD_PAGE.read_text(encoding="utf-8")
+
+
+def test_the_options_table_lists_every_option_of_the_plugin(tmp_path):
+    """The build page's table of options: one row per option of the `hood` plugin, lens included, each with the
+    variable mkdocs.yml reads it from; a lens build neither checks nor reads the cache."""
+    from hood.engine.settings import Settings
+    from hood.mkdocs_plugin import HoodConfig
+
+    text = BUILD_PAGE.read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(\w+)` \(`(HOOD_\w+)`\) \|", text, re.MULTILINE))
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert list(rows) == [name for name, _ in HoodConfig._schema]
+    assert all(f"{name}: !ENV [{variable}," in config for name, variable in rows.items())
+    lens_build = Settings.from_options(tmp_path, lens="on")
+    assert lens_build.lens and not lens_build.check and not lens_build.use_cache
