@@ -405,3 +405,26 @@ def test_the_options_table_lists_every_option_of_the_plugin(tmp_path):
     assert all(f"{name}: !ENV [{variable}," in config for name, variable in rows.items())
     lens_build = Settings.from_options(tmp_path, lens="on")
     assert lens_build.lens and not lens_build.check and not lens_build.use_cache
+
+
+def test_a_spanish_page_that_names_no_english_version_is_stale_until_marked(tmp_path):
+    """The build page's recipe for a page: a new Spanish page without `make translated` names no version of its
+    English page, a problem that fails a check build; once marked, none."""
+    from hood.engine import build, translations
+    from hood.engine.settings import Settings
+
+    english = "# New\n\nA new page.\n"
+    (tmp_path / "docs" / "en").mkdir(parents=True)
+    (tmp_path / "docs" / "en" / "new.md").write_text(english, encoding="utf-8")
+    found = []
+    for recorded in (None, translations.recorded_hash(translations.mark("# Nueva\n", english))):
+        state = build.BuildState.start(Settings.from_options(tmp_path), ["en", "es"])
+        state.page, state.language = "new.md", "es"
+        build._check_freshness(state, recorded, tmp_path / "docs")
+        state.engine.close()
+        found.append([p.render() for p in state.report.problems.values()])
+    assert found[0] == ["page new.md, block '*': translation stale: docs/es/new.md names no version of "
+                        "docs/en/new.md: bring the translation up to date, then run `make translated PAGE=new.md`"]
+    assert found[1] == [] and state.settings.check
+    assert "run `make translated PAGE=<section>/<page>.md` once\nthe Spanish page is written" in BUILD_PAGE.read_text(
+        encoding="utf-8")
