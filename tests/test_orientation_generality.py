@@ -318,3 +318,113 @@ def test_a_missing_include_stops_the_build_at_its_page_after_earlier_pages_ran(t
     assert ran == [["index.md", "first"]]
     build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
     assert "the build stops at the page that includes it, before its blocks run (those of earlier pages have" in build
+
+
+BUILD_PAGE = ROOT / "docs" / "en" / "reference" / "build.md"
+
+
+def _typed_lines(code: str) -> list[str]:
+    """The lines of a block's fence body that the page types itself: neither an include, a comment nor blank."""
+    return [line for line in code.splitlines()
+            if line.strip() and not line.strip().startswith("#") and "--8<--" not in line]
+
+
+def test_a_block_types_a_few_lines_and_takes_the_rest_from_snippets_through_its_session():
+    """The build page, step 1: some blocks include nothing and run what an earlier block of their session
+    included; what a page types is one line most often, and ten at most."""
+    blocks = [(page.relative_to(ROOT / "docs" / "en").as_posix(), options, code)
+              for page in (ROOT / "docs" / "en").rglob("*.md")
+              for options, code in executed_blocks(page.read_text(encoding="utf-8"))]
+    bare = {(page, options.get("id")): options.get("session") for page, options, code in blocks
+            if "--8<--" not in code}
+    assert bare[("theory/00-why-open-the-hood.md", "predict-no-bias")] == "t00"
+    assert bare and all(bare.values())  # each one runs in a session whose earlier blocks included the code
+    typed = [len(_typed_lines(code)) for _, _, code in blocks]
+    assert max(typed) == 10 and sum(n <= 1 for n in typed) > len(typed) / 2
+    text = BUILD_PAGE.read_text(encoding="utf-8")
+    assert "Most of its code is not typed into the\n   page" in text and "ten lines at most" in text
+
+
+def test_what_a_block_changes_in_the_process_stays_for_the_blocks_after_it(tmp_path):
+    """The build page, steps 2 and 3: the engine resets seeds, threads and Dynamo, not grad mode or the default
+    dtype, and no block's key holds them: on a later page the same code is answered with its earlier output, while
+    new code sees both as an earlier block left them. The audit runs pages apart."""
+    from hood.engine.engine import Block, Engine
+    from hood.engine.settings import Settings
+    from tools.audit import VARIATIONS
+
+    probe = "import torch\nprint(torch.is_grad_enabled(), torch.get_default_dtype())\n"
+    engine = Engine(Settings(root=tmp_path, use_cache=False), "fp-leak")
+    try:
+        before = engine.run(Block("a.md", "probe", probe)).output
+        engine.run(Block("a.md", "change", "import torch\ntorch.set_grad_enabled(False)\n"
+                                           "torch.set_default_dtype(torch.float64)\n"))
+        engine.end_page("a.md")
+        engine.begin_page("b.md")
+        reused = engine.run(Block("b.md", "probe", probe)).output
+        after = engine.run(Block("b.md", "probe-again", probe + "# run\n")).output
+    finally:
+        engine.close()
+        torch.set_grad_enabled(True)
+        torch.set_default_dtype(torch.float32)
+    assert (before, reused, after) == ("True torch.float32\n",) * 2 + ("False torch.float64\n",)
+    assert ("b.md", "probe") not in engine.executions
+    assert any(variation.per_page and variation.name == "pages-alone" for variation in VARIATIONS)
+    text = BUILD_PAGE.read_text(encoding="utf-8")
+    assert "Nothing else is reset: what a block changes in the process" in text
+    assert "what other blocks left in the process is not part of the key" in text
+
+
+def test_exact_comparisons_print_torch_equal_and_the_others_go_through_max_diff():
+    """The build page, step 6: no snippet judges a tolerance with allclose or isclose (max_diff does), while some
+    traced blocks print `torch.equal` of floating-point results, which holds bit for bit."""
+    from hood.stdout import printed
+    from snippets.lab00 import exercises
+
+    sources = {path: path.read_text(encoding="utf-8") for path in (ROOT / "snippets").rglob("*.py")}
+    assert not [path for path, text in sources.items() if re.search(r"allclose|isclose|assert_close", text)]
+    exact = [path.relative_to(ROOT).as_posix() for path, text in sources.items() if "torch.equal(" in text]
+    assert {"snippets/custom_ops/compiled_call.py", "snippets/distributed/ddp.py"} <= set(exact)
+    compiled = trace_body(ROOT / "traces" / "theory" / "02-autograd-and-custom-ops" / "custom-op-compiled.txt")
+    assert compiled.rstrip().endswith("compiled equals eager:␟es=compilado igual a eager:⟧ True")
+    out, text = printed(exercises.exercise_4_in_dims_out_dims)
+    assert out.dtype == torch.float32 and text.rstrip().endswith("True")
+    assert "Results that\n   must match bit for bit" in BUILD_PAGE.read_text(encoding="utf-8")
+
+
+def test_the_options_table_lists_every_option_of_the_plugin(tmp_path):
+    """The build page's table of options: one row per option of the `hood` plugin, lens included, each with the
+    variable mkdocs.yml reads it from; a lens build neither checks nor reads the cache."""
+    from hood.engine.settings import Settings
+    from hood.mkdocs_plugin import HoodConfig
+
+    text = BUILD_PAGE.read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(\w+)` \(`(HOOD_\w+)`\) \|", text, re.MULTILINE))
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert list(rows) == [name for name, _ in HoodConfig._schema]
+    assert all(f"{name}: !ENV [{variable}," in config for name, variable in rows.items())
+    lens_build = Settings.from_options(tmp_path, lens="on")
+    assert lens_build.lens and not lens_build.check and not lens_build.use_cache
+
+
+def test_a_spanish_page_that_names_no_english_version_is_stale_until_marked(tmp_path):
+    """The build page's recipe for a page: a new Spanish page without `make translated` names no version of its
+    English page, a problem that fails a check build; once marked, none."""
+    from hood.engine import build, translations
+    from hood.engine.settings import Settings
+
+    english = "# New\n\nA new page.\n"
+    (tmp_path / "docs" / "en").mkdir(parents=True)
+    (tmp_path / "docs" / "en" / "new.md").write_text(english, encoding="utf-8")
+    found = []
+    for recorded in (None, translations.recorded_hash(translations.mark("# Nueva\n", english))):
+        state = build.BuildState.start(Settings.from_options(tmp_path), ["en", "es"])
+        state.page, state.language = "new.md", "es"
+        build._check_freshness(state, recorded, tmp_path / "docs")
+        state.engine.close()
+        found.append([p.render() for p in state.report.problems.values()])
+    assert found[0] == ["page new.md, block '*': translation stale: docs/es/new.md names no version of "
+                        "docs/en/new.md: bring the translation up to date, then run `make translated PAGE=new.md`"]
+    assert found[1] == [] and state.settings.check
+    assert "run `make translated PAGE=<section>/<page>.md` once\nthe Spanish page is written" in BUILD_PAGE.read_text(
+        encoding="utf-8")
