@@ -123,6 +123,7 @@ def test_reorderable_print_does_not_apply_to_the_chatty_head():
                                                     'device_type in ["cuda", "xpu"]', '_backend") == "triton"']),
     ("_inductor/fx_passes/post_grad.py", 813, 825, ["register_replacement(", "prepare_softmax_pattern",
                                                     "extra_check=prepare_softmax_extra_check"]),
+    ("_inductor/codegen/common.py", 579, 586, ['get_scheduling_for_device("mps")', '"mps"', "MetalScheduling,"]),
     ("_inductor/codegen/triton.py", 7276, 7278, ["get_kernel_category_by_source_code(src_code)[:3]", '"triton"']),
     ("_inductor/__init__.py", 358, 359, ['"reduce-overhead"', '"triton.cudagraphs": True']),
     ("_inductor/cudagraph_trees.py", 2206, 2217, ["check_for_mutation(",

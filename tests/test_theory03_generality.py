@@ -2,6 +2,7 @@
 
 import contextlib
 import getpass
+import inspect
 import os
 import sys
 import tempfile
@@ -413,3 +414,17 @@ def test_cuda_graphs_skip_a_graph_that_writes_into_an_input_that_is_not_a_parame
         reason = check_for_mutation(func, inputs, lambda tensor: False)
         assert (reason == "skipping cudagraphs due to mutated inputs (1 instances)") is skipped
         assert (reason is None) is not skipped
+
+
+def test_inductor_generates_triton_for_nvidia_amd_and_intel_gpus_and_metal_for_an_apple_one():
+    """Bullet 3 and code generation: a CUDA (NVIDIA or AMD) or XPU (Intel) device gets Triton kernels, an MPS
+    (Apple) one Metal shaders. No GPU here: the schedulings Inductor registers for those devices, made bare."""
+    from torch._inductor.codegen.common import get_scheduling_for_device, init_backend_registration
+    from torch._inductor.codegen.triton import TritonScheduling
+
+    init_backend_registration()
+    for device in ("cuda", "xpu"):
+        assert isinstance(get_scheduling_for_device(device)(None)._triton_scheduling, TritonScheduling), device
+    metal = get_scheduling_for_device("mps")(None)
+    assert type(metal).__name__ == "MetalScheduling" and not isinstance(metal, TritonScheduling)
+    assert "kernel void" in inspect.getsource(metal.kernel_type)  # the Metal Shading Language's kernel functions
