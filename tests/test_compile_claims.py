@@ -138,8 +138,8 @@ def test_reorderable_print_does_not_apply_to_the_chatty_head():
                                                 "torch.accelerator.synchronize()", "return timeit.default_timer()"]),
 ])
 def test_the_pinned_source_lines_the_pages_link_say_what_the_pages_say(path, first, last, needles):
-    """Theory 03 (CUDA section, timing) and lab 03 (belief box, GPU sentences, pitfalls) link these lines at the
-    v2.13.0 tag; the wheel is 2.13.0."""
+    """Theory 03 (CUDA section, timing), lab 03 (belief box, GPU sentences, pitfalls) and theory 00 (what Inductor
+    emits) link these lines at the v2.13.0 tag; the wheel is 2.13.0."""
     assert torch.__version__.startswith("2.13.0")
     lines = (TORCH / path).read_text().splitlines()[first - 1:last]
     text = "\n".join(lines)
@@ -148,5 +148,6 @@ def test_the_pinned_source_lines_the_pages_link_say_what_the_pages_say(path, fir
     anchor = f"blob/v2.13.0/torch/{path}#L{first}" + (f"-L{last}" if last != first else "")
     for lang in ("en", "es"):
         linked = "".join((PAGES / lang / page).read_text()
-                         for page in ("theory/03-compile.md", "labs/03-compile-and-survey.md"))
+                         for page in ("theory/00-why-open-the-hood.md", "theory/03-compile.md",
+                                      "labs/03-compile-and-survey.md"))
         assert anchor in linked, (lang, anchor)
