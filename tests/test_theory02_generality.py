@@ -421,3 +421,15 @@ def test_a_view_made_under_no_grad_of_a_saved_tensor_that_needs_no_grad_is_not_r
     with pytest.raises(RuntimeError, match="is at version 2; expected version 0"):
         y.sum().backward()
 
+
+def test_a_view_of_an_inference_tensor_has_no_version_counter_wherever_it_is_taken():
+    """Taken outside inference_mode, of the tensor or of a detach() of it (which has a counter): reading _version
+    raises."""
+    with torch.inference_mode():
+        t = torch.ones(4)
+    detached = t.detach()
+    assert detached._version == 0
+    for view in (t[:2], t.view(2, 2), detached[:2]):
+        assert view.is_inference()
+        with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
+            _ = view._version
