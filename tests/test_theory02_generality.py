@@ -406,3 +406,30 @@ def test_outside_inference_mode_an_in_place_update_of_an_inference_tensor_raises
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         b.add_(1)
     assert b.tolist() == [1.0, 1.0, 1.0] and b._version == 0
+
+
+def test_a_view_made_under_no_grad_of_a_saved_tensor_that_needs_no_grad_is_not_refused():
+    """The refusal needs a base that requires grad: x, saved by mm for W's gradient, is written through such a view;
+    the write goes through and the backward fails."""
+    x, W = torch.randn(2, 4), torch.randn(4, 3, requires_grad=True)
+    y = x @ W  # mm saves x
+    for mode in (torch.no_grad, torch.inference_mode):
+        with mode():
+            view = x[:1]
+        view.add_(1)
+    assert x._version == 2
+    with pytest.raises(RuntimeError, match="is at version 2; expected version 0"):
+        y.sum().backward()
+
+
+def test_a_view_of_an_inference_tensor_has_no_version_counter_wherever_it_is_taken():
+    """Taken outside inference_mode, of the tensor or of a detach() of it (which has a counter): reading _version
+    raises."""
+    with torch.inference_mode():
+        t = torch.ones(4)
+    detached = t.detach()
+    assert detached._version == 0
+    for view in (t[:2], t.view(2, 2), detached[:2]):
+        assert view.is_inference()
+        with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
+            _ = view._version
