@@ -6,7 +6,8 @@ inference_mode and in nested regions, composite views, linear's out-of-place add
 with a tangent, vmap's dynamic-layer keys, matmul of a vector, which biases let linear fold its input into one
 addmm, a tensor-subclass bias added out of place (an nn.Parameter in place), which subclasses carry the Python key,
 TORCH_LINEAR_FLATTEN_3D, what _dispatch_dump_table returns, the keys above the priority block's seven, who meets
-the tables' Meta row, and a (1, 1, N) bias that addmm refuses."""
+the tables' Meta row, a (1, 1, N) bias that addmm refuses, and which tensors made under inference_mode lack the
+autograd keys."""
 
 from __future__ import annotations
 
@@ -435,3 +436,14 @@ def test_linear_hands_addmm_the_bias_as_passed_so_a_1_1_n_bias_raises_there():
             F.linear(inp, W, cube)
     assert torch.allclose(F.linear(transposed, W, cube), transposed @ W.t() + cube, atol=1e-5)
 
+
+def test_only_a_tensor_allocated_under_inference_mode_lacks_the_autograd_keys():
+    """Under inference_mode a new tensor carries CPU and AutocastCPU; a view or a detach() of an ordinary tensor
+    keeps all four keys."""
+    x = running_example()[0]
+    with torch.inference_mode():
+        made, view, detached = torch.ones(3), x[0], x.detach()
+    assert list(key_names(torch._C._dispatch_keys(made))) == ["CPU", "AutocastCPU"]
+    for tensor in (view, detached):
+        assert list(key_names(torch._C._dispatch_keys(tensor))) == ["CPU", "ADInplaceOrView", "AutogradCPU",
+                                                                    "AutocastCPU"]
