@@ -5,14 +5,16 @@ mode, which functionality bits print alone, what the key-stack figure's orange c
 inference_mode and in nested regions, composite views, linear's out-of-place add inside vmap, on meta tensors and
 with a tangent, vmap's dynamic-layer keys, matmul of a vector, which biases let linear fold its input into one
 addmm, a tensor-subclass bias added out of place (an nn.Parameter in place), which subclasses carry the Python key,
-TORCH_LINEAR_FLATTEN_3D, what _dispatch_dump_table returns, the keys above the priority block's seven, and who meets
-the tables' Meta row."""
+TORCH_LINEAR_FLATTEN_3D, what _dispatch_dump_table returns, the keys above the priority block's seven, who meets
+the tables' Meta row, a (1, 1, N) bias that addmm refuses, and which tensors made under inference_mode lack the
+autograd keys."""
 
 from __future__ import annotations
 
 import html
 from pathlib import Path
 
+import pytest
 import torch
 import torch.nn.functional as F
 
@@ -419,3 +421,29 @@ def test_the_tables_meta_row_is_met_by_meta_tensors_and_never_by_a_cpu_call():
             F.linear(*args)
         keys = {s.key for s in steps}
         assert met in keys and never not in keys
+
+
+def test_linear_hands_addmm_the_bias_as_passed_so_a_1_1_n_bias_raises_there():
+    """A (1, 600) bias works; a (1, 1, 600) one makes addmm raise for a 2-D or a contiguous input, while the matmul
+    path (a non-contiguous input) adds it."""
+    _, W, b = running_example()
+    W, b = W.detach(), b.detach()
+    row, cube = b[None].contiguous(), b[None, None].contiguous()
+    transposed = torch.randn(2, 3, 64).transpose(0, 1)
+    for inp in (torch.randn(2, 64), torch.randn(64), torch.randn(3, 2, 64)):
+        assert F.linear(inp, W, row).shape[-1] == 600
+        with pytest.raises(RuntimeError, match=r"expand\(torch.FloatTensor\{\[1, 1, 600\]\}"):
+            F.linear(inp, W, cube)
+    assert torch.allclose(F.linear(transposed, W, cube), transposed @ W.t() + cube, atol=1e-5)
+
+
+def test_only_a_tensor_allocated_under_inference_mode_lacks_the_autograd_keys():
+    """Under inference_mode a new tensor carries CPU and AutocastCPU; a view or a detach() of an ordinary tensor
+    keeps all four keys."""
+    x = running_example()[0]
+    with torch.inference_mode():
+        made, view, detached = torch.ones(3), x[0], x.detach()
+    assert list(key_names(torch._C._dispatch_keys(made))) == ["CPU", "AutocastCPU"]
+    for tensor in (view, detached):
+        assert list(key_names(torch._C._dispatch_keys(tensor))) == ["CPU", "ADInplaceOrView", "AutogradCPU",
+                                                                    "AutocastCPU"]
