@@ -180,3 +180,28 @@ def test_report_md_names_the_torch_that_ran_lab_00_and_trace_log_does_not():
         note = release.notes[entry.key]
         assert f"names it too (torch {version}); trace.log does not change" in note["en"]
         assert f"también lo nombra (torch {version}); trace.log no cambia" in note["es"]
+
+
+def test_an_autograd_cuda_row_changes_with_the_release_not_the_build():
+    """A CPU build has no CUDA kernel, yet its AutogradCUDA row shows AutogradCPU's autograd kernel. Under 2.12.1 both
+    rows move to VariableType_3.cpp: a change of the release, though each changed line names CUDA."""
+    assert not torch.backends.cuda.is_built()
+    for op in ("aten::add.Tensor", "aten::mm"):
+        rows = dict(line.split(": ", 1) for line in torch._C._dispatch_dump_table(op).splitlines())
+        assert rows["AutogradCUDA"] == rows["AutogradCPU"] and "VariableType_" in rows["AutogradCPU"]
+    entry = RELEASES["2.12.1"].entries["labs/00-trace-the-dispatcher.md#exercise-1"]
+
+    def row(text: str, key: str) -> str:
+        return next(line for line in text.splitlines() if line.startswith(f"| `{key}` |"))
+
+    before, after = _pinned(entry), without_header(entry.output)
+    for text in (before, after):
+        assert row(text, "AutogradCUDA") == row(text, "AutogradCPU").replace("AutogradCPU", "AutogradCUDA")
+    assert "VariableType_8.cpp" in row(before, "AutogradCUDA") and "VariableType_3.cpp" in row(after, "AutogradCUDA")
+    assert lens.origin(row(before, "AutogradCUDA"), row(after, "AutogradCUDA")) == "build"
+    for language, said in (("en", "`AutogradCUDA` shows the same autograd kernel as `AutogradCPU` in either build"),
+                           ("es", "`AutogradCUDA` muestra el mismo kernel de autograd que `AutogradCPU` tanto en")):
+        for release in RELEASES:
+            page = ROOT / "docs" / language / "releases" / f"{release}.md"
+            text = " ".join(page.read_text(encoding="utf-8").split())
+            assert said in text and "only names CUDA" not in text and "solo menciona CUDA" not in text
