@@ -411,8 +411,9 @@ def test_a_non_functional_composite_can_call_a_view_and_no_mutating_op():
 
 
 def test_an_inference_tensor_has_no_version_counter():
-    """The glossary's version counter: a normal tensor changed in place under inference_mode still counts; a
-    tensor made there has no counter at all, while a detach() of it taken outside has one of its own."""
+    """The glossary's version counter: a normal tensor changed in place under inference_mode still counts, and a
+    view of it taken there shares its counter; a tensor made there has none, nor has a view of it, while a detach()
+    of it taken outside has one of its own."""
     import pytest
 
     normal = torch.zeros(2)
@@ -420,12 +421,18 @@ def test_an_inference_tensor_has_no_version_counter():
         made = torch.zeros(2)
         normal.add_(1)
         made.add_(1)
-    assert normal._version == 1
-    with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
-        _ = made._version
+        normal_view, made_view = normal[:1], made[:1]
+    assert normal._version == normal_view._version == 1 and not normal_view.is_inference()
+    normal_view.add_(1)
+    assert normal._version == 2
+    for tensor in (made, made_view, made[:1]):
+        with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
+            _ = tensor._version
     outside = made.detach()
     assert outside.is_inference() and outside._version == 0
-    assert "A tensor computed under inference_mode has none." in _definition("version counter")
+    definition = _definition("version counter")
+    assert "A tensor allocated under inference_mode has none, nor has a view of it" in definition
+    assert "a view of a normal tensor taken there shares that tensor's" in definition
 
 
 def test_a_write_around_the_dispatcher_or_under_saved_tensors_hooks_goes_unchecked():
