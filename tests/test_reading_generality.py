@@ -484,3 +484,26 @@ def test_aotautograds_inference_graph_names_its_inputs_arg0_1_not_primals(like_a
         f(x, w)
     assert inputs == {"forward": ["primals_1", "primals_2"], "inference": ["arg0_1", "arg1_1"]}
     assert "its inference graph names them arg0_1" in _definition("primals")
+
+
+def test_a_fused_chain_also_writes_what_the_backward_needs_when_the_input_requires_grad(like_a_block):
+    """The glossary's fusion: relu then + 1 is one kernel with one output buffer; when the input requires grad, the
+    same kernel also writes a bool mask (relu's output <= 0) that the backward graph reads."""
+    from torch._inductor.utils import run_and_get_code
+
+    from hood.capture.compile import inductor_output
+    from snippets.compile.heads import AVX2, inductor_config
+
+    def chain(t):
+        return torch.relu(t) + 1
+
+    with inductor_config.patch(AVX2):
+        _, (code,) = run_and_get_code(torch.compile(chain), torch.randn(4, 8))
+        torch._dynamo.reset()
+        x = torch.randn(4, 8, requires_grad=True)
+        _, (forward, backward) = run_and_get_code(lambda: torch.compile(chain)(x).sum().backward())
+    inference, training = inductor_output(code), inductor_output(forward)
+    assert len(inference.kernels) == len(training.kernels) == 1 and inference.buffers == [("buf0", "(4, 8)")]
+    assert [shape for _, shape in training.buffers] == ["(4, 8)", "(4, 8)"]
+    assert "torch.bool" in training.call and inductor_output(backward).call.startswith("le, tangents_1 = args")
+    assert "the kernel also writes a bool mask of where relu gave zero" in _definition("fusion")
