@@ -411,8 +411,9 @@ def test_a_non_functional_composite_can_call_a_view_and_no_mutating_op():
 
 
 def test_an_inference_tensor_has_no_version_counter():
-    """The glossary's version counter: a normal tensor changed in place under inference_mode still counts; a
-    tensor made there has no counter at all, while a detach() of it taken outside has one of its own."""
+    """The glossary's version counter: a normal tensor changed in place under inference_mode still counts, and a
+    view of it taken there shares its counter; a tensor made there has none, nor has a view of it, while a detach()
+    of it taken outside has one of its own."""
     import pytest
 
     normal = torch.zeros(2)
@@ -420,12 +421,18 @@ def test_an_inference_tensor_has_no_version_counter():
         made = torch.zeros(2)
         normal.add_(1)
         made.add_(1)
-    assert normal._version == 1
-    with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
-        _ = made._version
+        normal_view, made_view = normal[:1], made[:1]
+    assert normal._version == normal_view._version == 1 and not normal_view.is_inference()
+    normal_view.add_(1)
+    assert normal._version == 2
+    for tensor in (made, made_view, made[:1]):
+        with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
+            _ = tensor._version
     outside = made.detach()
     assert outside.is_inference() and outside._version == 0
-    assert "A tensor computed under inference_mode has none." in _definition("version counter")
+    definition = _definition("version counter")
+    assert "A tensor allocated under inference_mode has none, nor has a view of it" in definition
+    assert "a view of a normal tensor taken there shares that tensor's" in definition
 
 
 def test_a_write_around_the_dispatcher_or_under_saved_tensors_hooks_goes_unchecked():
@@ -477,3 +484,49 @@ def test_aotautograds_inference_graph_names_its_inputs_arg0_1_not_primals(like_a
         f(x, w)
     assert inputs == {"forward": ["primals_1", "primals_2"], "inference": ["arg0_1", "arg1_1"]}
     assert "its inference graph names them arg0_1" in _definition("primals")
+
+
+def test_a_fused_chain_also_writes_what_the_backward_needs_when_the_input_requires_grad(like_a_block):
+    """The glossary's fusion: relu then + 1 is one kernel with one output buffer; when the input requires grad, the
+    same kernel also writes a bool mask (relu's output <= 0) that the backward graph reads."""
+    from torch._inductor.utils import run_and_get_code
+
+    from hood.capture.compile import inductor_output
+    from snippets.compile.heads import AVX2, inductor_config
+
+    def chain(t):
+        return torch.relu(t) + 1
+
+    with inductor_config.patch(AVX2):
+        _, (code,) = run_and_get_code(torch.compile(chain), torch.randn(4, 8))
+        torch._dynamo.reset()
+        x = torch.randn(4, 8, requires_grad=True)
+        _, (forward, backward) = run_and_get_code(lambda: torch.compile(chain)(x).sum().backward())
+    inference, training = inductor_output(code), inductor_output(forward)
+    assert len(inference.kernels) == len(training.kernels) == 1 and inference.buffers == [("buf0", "(4, 8)")]
+    assert [shape for _, shape in training.buffers] == ["(4, 8)", "(4, 8)"]
+    assert "torch.bool" in training.call and inductor_output(backward).call.startswith("le, tangents_1 = args")
+    assert "the kernel also writes a bool mask of where relu gave zero" in _definition("fusion")
+
+
+def test_a_graph_break_in_a_called_function_ends_the_callers_graph_at_the_call(like_a_block):
+    """The glossary's graph break: a print inside g, which f calls between sin and cos, makes four graphs, not two:
+    f's graph ends at the call, g is compiled as a frame of its own and split at the print, then f resumes."""
+    graphs = []
+
+    def keep(gm, example_inputs):
+        graphs.append([getattr(n.target, "__name__", n.target) for n in gm.graph.nodes if n.op.startswith("call_")])
+        return gm
+
+    def g(y):
+        a = y * 2
+        print("break")
+        return a + 1
+
+    def f(x):
+        return g(x.sin()).cos()
+
+    with contextlib.redirect_stdout(None):
+        torch.compile(f, backend=keep)(torch.randn(3))
+    assert graphs == [["sin"], ["mul"], ["add"], ["cos"]]
+    assert "ends the frame's graph at that call" in _definition("graph break")
