@@ -192,7 +192,7 @@ def test_a_later_block_of_a_session_keeps_what_dynamo_compiled_and_other_blocks_
                                      ("c", COUNT_PROBE, "t"), ("d", COMPILE_PROBE, None), ("e", COUNT_PROBE, None)))
     assert outputs == ["1\n", "1\n", "0\n", "", "0\n"]
     build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
-    assert "except for a later block of a\n   session, which keeps what the earlier blocks compiled" in build
+    assert "except for a later\n   block of a session, which keeps what the earlier blocks compiled" in build
 
 
 def test_a_block_outside_the_session_run_in_between_resets_dynamo(tmp_path):
@@ -203,7 +203,7 @@ def test_a_block_outside_the_session_run_in_between_resets_dynamo(tmp_path):
                                      ("y", "print(2)\n", "t"), ("d", COUNT_PROBE, "s")))
     assert outputs == ["1\n", "1\n", "0\n", "1\n", "2\n", "0\n"]
     build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
-    assert "as long as no block outside the session ran between\n   them" in build
+    assert "as long as no block outside the session ran\n   between them" in build
 
 
 def test_a_cached_session_block_runs_again_when_a_later_one_must_run(tmp_path):
@@ -371,7 +371,7 @@ def test_what_a_block_changes_in_the_process_stays_for_the_blocks_after_it(tmp_p
     assert ("b.md", "probe") not in engine.executions
     assert any(variation.per_page and variation.name == "pages-alone" for variation in VARIATIONS)
     text = BUILD_PAGE.read_text(encoding="utf-8")
-    assert "Nothing else is reset: what a block changes in the process" in text
+    assert "Nothing else is reset: what a\n   block changes in the process" in text
     assert "what other blocks left in the process is not part of the key" in text
 
 
@@ -428,3 +428,30 @@ def test_a_spanish_page_that_names_no_english_version_is_stale_until_marked(tmp_
     assert found[1] == [] and state.settings.check
     assert "run `make translated PAGE=<section>/<page>.md` once\nthe Spanish page is written" in BUILD_PAGE.read_text(
         encoding="utf-8")
+
+
+def test_inductor_keeps_a_setting_an_earlier_block_assigned_while_aten_threads_are_reset(tmp_path):
+    """The build page, step 3: the engine sets ATen's threads before every block, Inductor's vector width and threads
+    only when the build starts; a block that assigns them changes them for the blocks after it."""
+    from hood.engine import runtime
+    from hood.engine.engine import Block, Engine
+    from hood.engine.settings import Settings
+
+    settings = Settings(root=tmp_path, use_cache=False)
+    probe = "import torch, torch._inductor.config as c\nprint(c.cpp.simdlen, c.cpp.threads, torch.get_num_threads())\n"
+    found = runtime.snapshot()
+    runtime.pin_process(settings, str(tmp_path / "inductor"))
+    engine = Engine(settings, "fp-pins")
+    try:
+        before = engine.run(Block("a.md", "probe", probe)).output
+        engine.run(Block("a.md", "assign", "import torch, torch._inductor.config as c\nc.cpp.simdlen = 512\n"
+                                           "c.cpp.threads = 4\ntorch.set_num_threads(4)\n"))
+        after = engine.run(Block("a.md", "probe-again", probe + "# run\n")).output
+    finally:
+        engine.close()
+        runtime.restore(found)
+    assert (before, after) == ("256 2 2\n", "512 4 2\n")
+    text = BUILD_PAGE.read_text(encoding="utf-8")
+    assert "The other pins are set once, when the build starts" in text
+    assert "an Inductor setting assigned instead of patched" in text
+
