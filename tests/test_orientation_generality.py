@@ -455,3 +455,39 @@ def test_inductor_keeps_a_setting_an_earlier_block_assigned_while_aten_threads_a
     assert "The other pins are set once, when the build starts" in text
     assert "an Inductor setting assigned instead of patched" in text
 
+
+RAISING = '# Home\n\n```python exec="on" id="ok"\nprint(1)\n```\n\n```python exec="on" id="boom"\n1 / 0\n```\n'
+
+
+def test_a_warning_stops_the_strict_make_build_before_it_prints_the_report(tmp_path):
+    """The build page, step 5: `make build` runs mkdocs with --strict; a raising block's warning stops it before the
+    report is printed, which is then in site-report.txt only. A plain (not strict) build prints it."""
+    from tests.sitekit import build, mini_project
+
+    project = mini_project(tmp_path, RAISING)
+    strict = build(project, mode="check")  # strict, as `make build`
+    summary = "1 of 1 traced blocks changed output"
+    assert strict.returncode != 0 and "in strict mode" in strict.output and summary not in strict.output
+    assert summary in (project / "site-report.txt").read_text()
+    plain = build(project, mode="lenient", extra_env={"HOOD_CHECK": "on"})  # a plain `mkdocs build`
+    assert plain.returncode != 0 and summary in plain.output
+    text = BUILD_PAGE.read_text(encoding="utf-8")
+    assert "only\n   there when a warning, such as a raising block's, stops `make build` first" in text
+
+
+def test_a_lenient_build_still_fails_under_the_strict_make_build(tmp_path):
+    """The build page's options: HOOD_CHECK=off shows drift in the page, yet `make build`'s --strict fails on the
+    warnings a lenient build logs; without --strict the lenient build succeeds."""
+    from hood.engine.traces import render_trace
+    from tests.sitekit import build, mini_project
+
+    project = mini_project(tmp_path, '# Home\n\n```python exec="on" id="first"\nprint("now")\n```\n')
+    trace = project / "traces" / "index" / "first.txt"
+    trace.parent.mkdir(parents=True)
+    trace.write_text(render_trace("index.md", "first", "before\n"), encoding="utf-8")
+    (project / "traces" / "TORCH.txt").write_text(f"{torch.__version__}\n", encoding="utf-8")
+    strict = build(project, mode="check", extra_env={"HOOD_CHECK": "off"})  # HOOD_CHECK=off make build
+    assert strict.returncode != 0 and "Aborted with 1 warnings in strict mode" in strict.output
+    lenient = build(project, mode="lenient")
+    assert lenient.returncode == 0 and "hood-drift" in lenient.page("index.html")
+    assert "`make build` still fails: its `--strict`" in BUILD_PAGE.read_text(encoding="utf-8")
