@@ -192,7 +192,7 @@ def test_a_later_block_of_a_session_keeps_what_dynamo_compiled_and_other_blocks_
                                      ("c", COUNT_PROBE, "t"), ("d", COMPILE_PROBE, None), ("e", COUNT_PROBE, None)))
     assert outputs == ["1\n", "1\n", "0\n", "", "0\n"]
     build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
-    assert "except for a later block of a\n   session, which keeps what the earlier blocks compiled" in build
+    assert "except for a later\n   block of a session, which keeps what the earlier blocks compiled" in build
 
 
 def test_a_block_outside_the_session_run_in_between_resets_dynamo(tmp_path):
@@ -203,7 +203,7 @@ def test_a_block_outside_the_session_run_in_between_resets_dynamo(tmp_path):
                                      ("y", "print(2)\n", "t"), ("d", COUNT_PROBE, "s")))
     assert outputs == ["1\n", "1\n", "0\n", "1\n", "2\n", "0\n"]
     build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
-    assert "as long as no block outside the session ran between\n   them" in build
+    assert "as long as no block outside the session ran\n   between them" in build
 
 
 def test_a_cached_session_block_runs_again_when_a_later_one_must_run(tmp_path):
@@ -371,7 +371,7 @@ def test_what_a_block_changes_in_the_process_stays_for_the_blocks_after_it(tmp_p
     assert ("b.md", "probe") not in engine.executions
     assert any(variation.per_page and variation.name == "pages-alone" for variation in VARIATIONS)
     text = BUILD_PAGE.read_text(encoding="utf-8")
-    assert "Nothing else is reset: what a block changes in the process" in text
+    assert "Nothing else is reset: what a\n   block changes in the process" in text
     assert "what other blocks left in the process is not part of the key" in text
 
 
@@ -428,3 +428,66 @@ def test_a_spanish_page_that_names_no_english_version_is_stale_until_marked(tmp_
     assert found[1] == [] and state.settings.check
     assert "run `make translated PAGE=<section>/<page>.md` once\nthe Spanish page is written" in BUILD_PAGE.read_text(
         encoding="utf-8")
+
+
+def test_inductor_keeps_a_setting_an_earlier_block_assigned_while_aten_threads_are_reset(tmp_path):
+    """The build page, step 3: the engine sets ATen's threads before every block, Inductor's vector width and threads
+    only when the build starts; a block that assigns them changes them for the blocks after it."""
+    from hood.engine import runtime
+    from hood.engine.engine import Block, Engine
+    from hood.engine.settings import Settings
+
+    settings = Settings(root=tmp_path, use_cache=False)
+    probe = "import torch, torch._inductor.config as c\nprint(c.cpp.simdlen, c.cpp.threads, torch.get_num_threads())\n"
+    found = runtime.snapshot()
+    runtime.pin_process(settings, str(tmp_path / "inductor"))
+    engine = Engine(settings, "fp-pins")
+    try:
+        before = engine.run(Block("a.md", "probe", probe)).output
+        engine.run(Block("a.md", "assign", "import torch, torch._inductor.config as c\nc.cpp.simdlen = 512\n"
+                                           "c.cpp.threads = 4\ntorch.set_num_threads(4)\n"))
+        after = engine.run(Block("a.md", "probe-again", probe + "# run\n")).output
+    finally:
+        engine.close()
+        runtime.restore(found)
+    assert (before, after) == ("256 2 2\n", "512 4 2\n")
+    text = BUILD_PAGE.read_text(encoding="utf-8")
+    assert "The other pins are set once, when the build starts" in text
+    assert "an Inductor setting assigned instead of patched" in text
+
+
+RAISING = '# Home\n\n```python exec="on" id="ok"\nprint(1)\n```\n\n```python exec="on" id="boom"\n1 / 0\n```\n'
+
+
+def test_a_warning_stops_the_strict_make_build_before_it_prints_the_report(tmp_path):
+    """The build page, step 5: `make build` runs mkdocs with --strict; a raising block's warning stops it before the
+    report is printed, which is then in site-report.txt only. A plain (not strict) build prints it."""
+    from tests.sitekit import build, mini_project
+
+    project = mini_project(tmp_path, RAISING)
+    strict = build(project, mode="check")  # strict, as `make build`
+    summary = "1 of 1 traced blocks changed output"
+    assert strict.returncode != 0 and "in strict mode" in strict.output and summary not in strict.output
+    assert summary in (project / "site-report.txt").read_text()
+    plain = build(project, mode="lenient", extra_env={"HOOD_CHECK": "on"})  # a plain `mkdocs build`
+    assert plain.returncode != 0 and summary in plain.output
+    text = BUILD_PAGE.read_text(encoding="utf-8")
+    assert "only\n   there when a warning, such as a raising block's, stops `make build` first" in text
+
+
+def test_a_lenient_build_still_fails_under_the_strict_make_build(tmp_path):
+    """The build page's options: HOOD_CHECK=off shows drift in the page, yet `make build`'s --strict fails on the
+    warnings a lenient build logs; without --strict the lenient build succeeds."""
+    from hood.engine.traces import render_trace
+    from tests.sitekit import build, mini_project
+
+    project = mini_project(tmp_path, '# Home\n\n```python exec="on" id="first"\nprint("now")\n```\n')
+    trace = project / "traces" / "index" / "first.txt"
+    trace.parent.mkdir(parents=True)
+    trace.write_text(render_trace("index.md", "first", "before\n"), encoding="utf-8")
+    (project / "traces" / "TORCH.txt").write_text(f"{torch.__version__}\n", encoding="utf-8")
+    strict = build(project, mode="check", extra_env={"HOOD_CHECK": "off"})  # HOOD_CHECK=off make build
+    assert strict.returncode != 0 and "Aborted with 1 warnings in strict mode" in strict.output
+    lenient = build(project, mode="lenient")
+    assert lenient.returncode == 0 and "hood-drift" in lenient.page("index.html")
+    assert "`make build` still fails: its `--strict`" in BUILD_PAGE.read_text(encoding="utf-8")
