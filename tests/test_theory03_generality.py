@@ -88,6 +88,26 @@ def test_a_break_inside_try_skips_the_whole_frame(capsys):
         assert counter.frame_count == graphs, fn.__name__
 
 
+def _doubles_then_adds(y):
+    y = y * 2
+    print("a break inside the callee")
+    return y + 1
+
+
+def _calls_a_breaking_function(x):
+    return _doubles_then_adds(x.sin()).cos()
+
+
+def test_a_break_inside_a_callee_ends_the_callers_graph_at_the_call(capsys):
+    """Graph breaks: a break inside a called function ends the caller's graph at the call; the callee is compiled
+    as a frame of its own and splits at the break: four graphs, not two."""
+    counter = CompileCounterWithBackend("eager")
+    torch.compile(_calls_a_breaking_function, backend=counter)(torch.randn(3))
+    calls = [[getattr(n.target, "__name__", n.target) for n in gm.graph.nodes if n.op.startswith("call")]
+             for gm in counter.graphs]
+    assert calls == [["sin"], ["mul"], ["add"], ["cos"]]  # f's, g's before and after the print, f's again
+
+
 class _Quiet:
     """A context manager of one's own: Dynamo cannot resume a frame inside it after a break."""
 
