@@ -205,3 +205,34 @@ def test_an_autograd_cuda_row_changes_with_the_release_not_the_build():
             page = ROOT / "docs" / language / "releases" / f"{release}.md"
             text = " ".join(page.read_text(encoding="utf-8").split())
             assert said in text and "only names CUDA" not in text and "solo menciona CUDA" not in text
+
+
+def test_an_autograd_cuda_row_can_change_with_the_build_for_an_op_with_no_cuda_kernel_here():
+    """mish_backward has a CPU and a math kernel here, so AutogradCUDA shows the math kernel, not AutogradCPU's
+    autograd kernel. A CUDA build registers its CUDA kernel (native_functions.yaml); registering one turns the row into
+    the autograd kernel, so that row follows the build."""
+    from hood.capture.common import dispatch_table
+
+    table = dispatch_table("aten::mish_backward")
+    assert table["AutogradCPU"].kind == "autograd kernel" and "VariableType_" in table["AutogradCPU"].path
+    assert table["AutogradCUDA"].kind == "math kernel" and "CompositeImplicitAutograd" in table["AutogradCUDA"].path
+    lib = torch.library.Library("aten", "IMPL")
+    try:
+        lib.impl("mish_backward", lambda grad, self: grad, "CUDA")
+        registered = dispatch_table("aten::mish_backward")["AutogradCUDA"]
+        assert (registered.kind, registered.path) == (table["AutogradCPU"].kind, table["AutogradCPU"].path)
+    finally:
+        lib._destroy()
+    assert dispatch_table("aten::mish_backward")["AutogradCUDA"] == table["AutogradCUDA"]
+    assert torch.__version__.startswith("2.13.0")  # the wheel packages native_functions.yaml at its tag
+    packaged = Path(torch.__file__).parent.parent / "torchgen" / "packaged" / "ATen" / "native"
+    lines = (packaged / "native_functions.yaml").read_text().splitlines()[5251:5257]  # L5252-L5257
+    assert lines[0].startswith("- func: mish_backward(") and lines[3].strip() == "CPU, CUDA: mish_backward"
+    assert lines[-1].strip() == "CompositeImplicitAutograd: math_mish_backward"
+    anchor = "blob/v2.13.0/aten/src/ATen/native/native_functions.yaml#L5252-L5257"
+    said = {"en": ("for `add` and `mm`", "so there that row can change with the build"),
+            "es": ("para `add` y `mm`", "así que ahí esa fila puede cambiar con la versión para CUDA")}
+    for language in said:
+        for release in RELEASES:
+            text = " ".join((ROOT / "docs" / language / "releases" / f"{release}.md").read_text().split())
+            assert anchor in text and all(part in text for part in said[language]), (language, release)

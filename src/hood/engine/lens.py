@@ -29,7 +29,8 @@ LENS_DIR = "lens"
 """The folder under `traces/` that holds one folder per release."""
 MANIFEST = "manifest.json"
 COMMAND = "make lens TORCH={version}"
-# What only a CUDA build prints; not `AutogradCUDA`, whose row shows the same autograd kernel in either build.
+# What only a CUDA build prints; not `AutogradCUDA`, whose row for the ops the pages dump (add, mm) shows the same
+# autograd kernel in either build (not for every op: see the release pages).
 _BUILD_ONLY = re.compile(r"(?<!autograd)cuda|\+cu\d+|cudnn|nccl", re.IGNORECASE)
 
 
