@@ -449,3 +449,18 @@ def test_a_node_with_several_outputs_gets_one_gradient_per_output():
         (a.sum() + b.sum() if used == "both" else a.sum()).backward()
         assert seen == [[(2,), (3,)] if used == "both" else [(2,), None]]
 
+
+def test_an_in_place_op_saves_a_copy_of_an_input_it_overwrites_and_needs():
+    """sin_ and mul_(w) need the old y: the autograd kernel clones it before the write; exp_ saves its output."""
+    a, w = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True)
+    for op in (lambda y: y.sin_(), lambda y: y.mul_(w)):
+        y = a * 1
+        before = y.detach().clone()
+        with RecordOps() as rec:
+            op(y)
+        saved = y.grad_fn._saved_self
+        assert rec.ops[0] == "aten.clone.default"
+        assert saved.data_ptr() != y.data_ptr() and torch.equal(saved, before) and not torch.equal(y, before)
+    y = a * 1
+    y.exp_()
+    assert y.grad_fn._saved_result.data_ptr() == y.data_ptr()
