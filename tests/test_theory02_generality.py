@@ -433,3 +433,34 @@ def test_a_view_of_an_inference_tensor_has_no_version_counter_wherever_it_is_tak
         assert view.is_inference()
         with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
             _ = view._version
+
+
+def test_a_node_with_several_outputs_gets_one_gradient_per_output():
+    """Gradients are summed per output, not across outputs: split's node gets two, and None for an unused one."""
+    x, seen = torch.randn(5, requires_grad=True), []
+    y = x * 1
+    y.grad_fn.register_prehook(lambda grad_outputs: seen.append([g.tolist() for g in grad_outputs]))
+    (y * 2 + y * 3).sum().backward()  # two edges into one output: summed
+    assert seen == [[[5.0] * 5]]
+    for used in ("both", "first"):
+        a, b = (x * 1).split([2, 3])
+        seen.clear()
+        a.grad_fn.register_prehook(lambda outputs: seen.append([g if g is None else g.shape for g in outputs]))
+        (a.sum() + b.sum() if used == "both" else a.sum()).backward()
+        assert seen == [[(2,), (3,)] if used == "both" else [(2,), None]]
+
+
+def test_an_in_place_op_saves_a_copy_of_an_input_it_overwrites_and_needs():
+    """sin_ and mul_(w) need the old y: the autograd kernel clones it before the write; exp_ saves its output."""
+    a, w = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True)
+    for op in (lambda y: y.sin_(), lambda y: y.mul_(w)):
+        y = a * 1
+        before = y.detach().clone()
+        with RecordOps() as rec:
+            op(y)
+        saved = y.grad_fn._saved_self
+        assert rec.ops[0] == "aten.clone.default"
+        assert saved.data_ptr() != y.data_ptr() and torch.equal(saved, before) and not torch.equal(y, before)
+    y = a * 1
+    y.exp_()
+    assert y.grad_fn._saved_result.data_ptr() == y.data_ptr()
