@@ -491,3 +491,45 @@ def test_a_lenient_build_still_fails_under_the_strict_make_build(tmp_path):
     lenient = build(project, mode="lenient")
     assert lenient.returncode == 0 and "hood-drift" in lenient.page("index.html")
     assert "`make build` still fails: its `--strict`" in BUILD_PAGE.read_text(encoding="utf-8")
+
+
+README = ROOT / "README.md"
+
+
+def _readme() -> str:
+    """The README with its lines joined, so that a sentence reads the same wherever it wraps."""
+    return " ".join(README.read_text(encoding="utf-8").split())
+
+
+def test_capture_modules_import_each_other_above_their_body_and_pages_include_the_body():
+    """README, capture: a capture module imports other capture modules above its body markers; its body holds
+    torch and the standard library only, and a page includes that body (a module without markers, whole)."""
+    includes = {line.split('"')[1] for page in (ROOT / "docs").rglob("*.md")
+                for line in page.read_text(encoding="utf-8").splitlines() if '--8<-- "hood/capture/' in line}
+    importing = []
+    for module in sorted((ROOT / "src" / "hood" / "capture").glob("*.py")):
+        text = module.read_text(encoding="utf-8")
+        assert "from __future__" not in text
+        if "# --8<-- [start:body]" not in text:
+            assert not re.search(r"^\s*(from|import) hood\b", text, re.MULTILINE), module.name
+            continue
+        body = text.split("# --8<-- [start:body]")[1].split("# --8<-- [end:body]")[0]
+        assert not re.search(r"^\s*(from|import) hood\b", body, re.MULTILINE), module.name
+        if re.search(r"^from hood\.capture\.", text, re.MULTILINE):
+            importing.append(module.name)
+        assert f"hood/capture/{module.name}" not in includes, module.name  # never included whole
+    assert {"keys.py", "autograd.py", "dispatch.py"} <= set(importing)
+    assert {"hood/capture/ops.py", "hood/capture/profile.py", "hood/capture/keys.py:body"} <= includes
+    assert "Its imports of other capture modules stay above its `# --8<-- [start:body]` marker" in _readme()
+
+
+def test_a_collapsed_solution_box_may_show_up_to_sixty_lines():
+    """README, the shape of a page: 30 lines for an open code box, 60 behind a collapsed one; lab solutions use it."""
+    from tests import test_course
+    from tools.pages import fences, page_lines, shown_code, shows_code
+
+    assert (test_course.MAX_CODE_LINES, test_course.MAX_COLLAPSED_CODE_LINES) == (30, 60)
+    long = [f.option("id") for page in test_course.LABS for f in fences(page_lines("en", page))
+            if shows_code(f) and f.container.startswith("??? success") and len(shown_code(f)) > 30]
+    assert "report" in long and len(long) > 3
+    assert "at most 30 lines once its `--8<--` includes are expanded, 60 inside a collapsed box" in _readme()
