@@ -491,3 +491,132 @@ def test_a_lenient_build_still_fails_under_the_strict_make_build(tmp_path):
     lenient = build(project, mode="lenient")
     assert lenient.returncode == 0 and "hood-drift" in lenient.page("index.html")
     assert "`make build` still fails: its `--strict`" in BUILD_PAGE.read_text(encoding="utf-8")
+
+
+README = ROOT / "README.md"
+
+
+def _readme() -> str:
+    """The README with its lines joined, so that a sentence reads the same wherever it wraps."""
+    return " ".join(README.read_text(encoding="utf-8").split())
+
+
+def test_capture_modules_import_each_other_above_their_body_and_pages_include_the_body():
+    """README, capture: a capture module imports other capture modules above its body markers; its body holds
+    torch and the standard library only, and a page includes that body (a module without markers, whole)."""
+    includes = {line.split('"')[1] for page in (ROOT / "docs").rglob("*.md")
+                for line in page.read_text(encoding="utf-8").splitlines() if '--8<-- "hood/capture/' in line}
+    importing = []
+    for module in sorted((ROOT / "src" / "hood" / "capture").glob("*.py")):
+        text = module.read_text(encoding="utf-8")
+        assert "from __future__" not in text
+        if "# --8<-- [start:body]" not in text:
+            assert not re.search(r"^\s*(from|import) hood\b", text, re.MULTILINE), module.name
+            continue
+        body = text.split("# --8<-- [start:body]")[1].split("# --8<-- [end:body]")[0]
+        assert not re.search(r"^\s*(from|import) hood\b", body, re.MULTILINE), module.name
+        if re.search(r"^from hood\.capture\.", text, re.MULTILINE):
+            importing.append(module.name)
+        assert f"hood/capture/{module.name}" not in includes, module.name  # never included whole
+    assert {"keys.py", "autograd.py", "dispatch.py"} <= set(importing)
+    assert {"hood/capture/ops.py", "hood/capture/profile.py", "hood/capture/keys.py:body"} <= includes
+    assert "Its imports of other capture modules stay above its `# --8<-- [start:body]` marker" in _readme()
+
+
+def test_a_collapsed_solution_box_may_show_up_to_sixty_lines():
+    """README, the shape of a page: 30 lines for an open code box, 60 behind a collapsed one; lab solutions use it."""
+    from tests import test_course
+    from tools.pages import fences, page_lines, shown_code, shows_code
+
+    assert (test_course.MAX_CODE_LINES, test_course.MAX_COLLAPSED_CODE_LINES) == (30, 60)
+    long = [f.option("id") for page in test_course.LABS for f in fences(page_lines("en", page))
+            if shows_code(f) and f.container.startswith("??? success") and len(shown_code(f)) > 30]
+    assert "report" in long and len(long) > 3
+    assert "at most 30 lines once its `--8<--` includes are expanded, 60 inside a collapsed box" in _readme()
+
+
+def _lens_state(tmp_path, code: str, **options):
+    """A build of `p.md#b` (trace `1`) that knows one release, 9.9.9, whose record of the block printed `2` and has
+    no sentence; returns the state and the boxes shown under the block's output `2`."""
+    from hood.engine import build
+    from hood.engine.settings import Settings
+    from hood.engine.traces import render_trace
+
+    trace = tmp_path / "traces" / "p" / "b.txt"
+    trace.parent.mkdir(parents=True)
+    trace.write_text(render_trace("p.md", "b", "1\n"), encoding="utf-8")
+    lens.write(tmp_path / "traces" / lens.LENS_DIR, "9.9.9+cpu",
+               [lens.LensEntry("p.md", "b", lens.code_hash(code), matched=False, origin="release", output="2\n")])
+    state = build.BuildState.start(Settings.from_options(tmp_path, **options), ["en", "es"])
+    state.page, state.language, state.held = "p.md", "en", {trace}
+    boxes = build._compare_with_trace(state, trace, "b", code, "2\n")
+    state.engine.close()
+    return state, boxes
+
+
+def test_a_difference_without_a_sentence_fails_only_where_a_release_page_shows_it(tmp_path):
+    """README, upgrading torch: the block's page shows the difference, and the build asks for no sentence; the
+    release page's marker is what asks for it."""
+    from hood.engine import build
+
+    state, boxes = _lens_state(tmp_path, "print(2)\n")
+    assert "hood-lens" in boxes and {p.kind for p in state.report.problems.values()} == {"drift"}
+    build._release_page(state, {"release": "9.9.9"})
+    assert {p.kind for p in state.report.problems.values()} == {"drift", "lens unexplained"}
+    assert "or a difference on the release page has no sentence. That page is written by hand" in _readme()
+
+
+def test_only_bless_and_lens_builds_are_not_check_builds_and_neither_fails_on_drift(tmp_path):
+    """README: every build but bless and lens checks; both leave drift unfailed (bless writes it)."""
+    from hood.engine import build
+
+    for options in ({"bless": "1"}, {"lens": "on"}, {}):
+        state, _ = _lens_state(tmp_path / (next(iter(options), "check")), "print(2)\n", **options)
+        state.blocks = {"en": {"p.md": ["b"]}, "es": {"p.md": ["b"]}}
+        assert state.settings.check == (not options) and (build.finish(state) == "") == bool(options)
+    assert trace_body(tmp_path / "bless" / "traces" / "p" / "b.txt") == "2\n"  # written, not failed
+    assert "Every build but `make bless` and `make lens` (they write traces or lens records instead)" in _readme()
+
+
+def test_an_edit_to_a_session_block_runs_the_later_blocks_too(tmp_path):
+    """README, make serve: with the authoring cache, editing a session's first block runs the unchanged blocks after
+    it again, while a block of no session that did not change comes from the cache."""
+    from hood.engine.engine import Block, Engine
+    from hood.engine.settings import Settings
+
+    settings = Settings(root=tmp_path, cache_dir=tmp_path / "cache")
+    executed = []
+    for first in ("x = 1\n", "x = 2\n"):
+        engine = Engine(settings, "fp-serve")
+        try:
+            engine.run(Block("p.md", "first", first, "s"))
+            engine.run(Block("p.md", "later", "print(x)\n", "s"))
+            engine.run(Block("p.md", "lone", "print(3)\n"))
+        finally:
+            engine.close()
+        executed.append(sorted(block for _, block in engine.executions))
+    assert executed == [["first", "later", "lone"], ["first", "later"]]
+    assert "runs only the blocks whose code changed, and the blocks after them in their session" in _readme()
+
+
+def test_the_engine_reads_mkdocs_yml_with_mkdocs_and_compat_patches_mkdocs():
+    """README, layout: besides the plugin, `hood.engine.blocks` imports MkDocs' YAML loader and `hood.compat`
+    MkDocs' serve command; no other module of `hood` imports MkDocs."""
+    import ast
+
+    importing = set()
+    for path in (ROOT / "src" / "hood").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(name.split(".")[0] == "mkdocs" for name in names):
+                importing.add(path.relative_to(ROOT / "src").with_suffix("").as_posix().replace("/", "."))
+    assert importing == {"hood.mkdocs_plugin", "hood.engine.blocks", "hood.compat"}
+    assert "it builds no site, and takes only MkDocs' YAML loader, to read `mkdocs.yml`" in _readme()
+
+
+def test_an_untraced_block_has_no_trace_file():
+    """README, layout: one trace per traced block; the measuring blocks (`trace="off"`) hold none."""
+    held = {path.stem for path in (ROOT / "traces").rglob("*.txt") if "lens" not in path.parts}
+    assert TIMINGS and not TIMINGS & held
+    assert 'One normalised trace per traced block (a `trace="off"` block has none)' in _readme()
