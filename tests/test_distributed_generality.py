@@ -308,25 +308,33 @@ def test_gpipes_first_stage_waits_between_its_forwards_and_backwards_the_last_at
 
 
 def mesh_2d_rank() -> dict:
-    """A (4, 4) tensor on a 2 x 2 mesh, split by rows on the first mesh dimension, replicated on the second."""
+    """A (4, 4) tensor on a 2 x 2 mesh, split by rows on the first mesh dimension and replicated on the second, then
+    replicated on both."""
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor import Replicate, Shard, distribute_tensor
 
     with process_group():
         mesh = init_device_mesh("cpu", (2, 2))
-        local = distribute_tensor(torch.arange(16.0).reshape(4, 4), mesh, [Shard(0), Replicate()]).to_local()
-        return {"shape": list(local.shape), "first row": local[0].tolist()}
+        seen = {}
+        for name, placements in (("shard, replicate", [Shard(0), Replicate()]),
+                                 ("replicate, replicate", [Replicate(), Replicate()])):
+            local = distribute_tensor(torch.arange(16.0).reshape(4, 4), mesh, placements).to_local()
+            seen[name] = {"shape": list(local.shape), "first row": local[0].tolist()}
+        return seen
 
 
-def test_replicate_on_one_dimension_of_a_2d_mesh_leaves_no_rank_the_whole_tensor():
-    """The glossary's Replicate: ranks 0 and 1 (along the replicated mesh dimension) hold the same rows 0-1, ranks 2
-    and 3 rows 2-3; none holds the whole (4, 4) tensor."""
+def test_replicate_on_a_2d_mesh_gives_the_whole_tensor_only_when_both_placements_replicate():
+    """The glossary's Replicate: with Shard(0) on the first mesh dimension, ranks 0 and 1 (along the replicated one)
+    hold the same rows 0-1, ranks 2 and 3 rows 2-3; with Replicate on both, every rank holds the whole (4, 4)."""
     from hood import glossary
     from tests.sitekit import ROOT
 
     seen = run_ranks(mesh_2d_rank, world_size=4)
-    assert [r["shape"] for r in seen] == [[2, 4]] * 4
-    assert [r["first row"][0] for r in seen] == [0.0, 0.0, 8.0, 8.0]
+    sharded = [r["shard, replicate"] for r in seen]
+    assert [r["shape"] for r in sharded] == [[2, 4]] * 4
+    assert [r["first row"][0] for r in sharded] == [0.0, 0.0, 8.0, 8.0]
+    assert [r["replicate, replicate"]["shape"] for r in seen] == [[4, 4]] * 4
     terms = {t.word: t.definition for t in glossary.load(ROOT / glossary.GLOSSARY_FILE, ["en"])["en"]}
-    assert "the whole tensor only on a one-dimensional mesh" in terms["Replicate"]
+    assert "the whole tensor when every placement is Replicate, the same piece when another mesh dimension shards it" \
+        in terms["Replicate"]
     assert "one per dimension of its device mesh" in terms["DTensor"]

@@ -458,8 +458,29 @@ def test_a_write_around_the_dispatcher_or_under_saved_tensors_hooks_goes_uncheck
     same = torch.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x)
     assert torch.allclose(exp_doubled_after_save(same), 2 * torch.ones(3).exp())
     definition = _definition("version counter")
-    assert "apply_ or a write into numpy() adds nothing" in definition
+    assert "apply_, a write into numpy()" in definition and "add nothing" in definition
     assert "unless saved_tensors_hooks were active" in definition
+
+
+def test_a_fused_optimizer_step_leaves_the_version_counter_alone():
+    """The glossary's version counter: SGD's step moves the weight that MulBackward0 saved, by 0.1; the plain and
+    foreach steps count it and backward refuses the weight, the fused step does not and backward uses the new one."""
+    import pytest
+
+    def step_then_backward(**kind):
+        w, x = torch.nn.Parameter(torch.ones(3)), torch.ones(3, requires_grad=True)
+        y = (x * w).sum()  # MulBackward0 saves w for x's gradient
+        w.grad = torch.ones(3)
+        torch.optim.SGD([w], lr=0.1, **kind).step()
+        y.backward()
+        return w._version, x.grad
+
+    for kind in ({}, {"foreach": True}):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            step_then_backward(**kind)
+    version, grad = step_then_backward(fused=True)
+    assert version == 0 and torch.allclose(grad, torch.full((3,), 0.9))
+    assert "a fused optimizer's step (fused=True) add nothing" in _definition("version counter")
 
 
 def test_aotautograds_inference_graph_names_its_inputs_arg0_1_not_primals(like_a_block):
@@ -530,3 +551,19 @@ def test_a_graph_break_in_a_called_function_ends_the_callers_graph_at_the_call(l
         torch.compile(f, backend=keep)(torch.randn(3))
     assert graphs == [["sin"], ["mul"], ["add"], ["cos"]]
     assert "ends the frame's graph at that call" in _definition("graph break")
+
+
+def test_a_fused_chain_writes_no_mask_under_no_grad(like_a_block):
+    """The glossary's fusion: the input requires grad, but under no_grad AOTAutograd builds its inference graph and
+    relu then + 1 writes its one output buffer, no bool mask."""
+    from torch._inductor.utils import run_and_get_code
+
+    from hood.capture.compile import inductor_output
+    from snippets.compile.heads import AVX2, inductor_config
+
+    x = torch.randn(4, 8, requires_grad=True)
+    with inductor_config.patch(AVX2), torch.no_grad():
+        _, (code,) = run_and_get_code(torch.compile(lambda t: torch.relu(t) + 1), x)
+    out = inductor_output(code)
+    assert len(out.kernels) == 1 and out.buffers == [("buf0", "(4, 8)")] and "torch.bool" not in out.call
+    assert "when the input requires grad and grad mode is on" in _definition("fusion")
