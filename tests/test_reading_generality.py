@@ -11,6 +11,7 @@ from pathlib import Path
 import torch
 from torch._ops import OpOverload
 
+from hood.capture.common import dispatch_table
 from hood.capture.dispatch import recording_dispatch
 from hood.capture.keys import key_view
 from hood.capture.ops import OpLog
@@ -464,7 +465,8 @@ def test_a_write_around_the_dispatcher_or_under_saved_tensors_hooks_goes_uncheck
 
 def test_a_fused_optimizer_step_leaves_the_version_counter_alone():
     """The glossary's version counter: SGD's step moves the weight that MulBackward0 saved, by 0.1; the plain and
-    foreach steps count it and backward refuses the weight, the fused step does not and backward uses the new one."""
+    foreach steps count it and backward refuses the weight, the fused step does not and backward uses the new one: its
+    operator falls through ADInplaceOrView (theory 02)."""
     import pytest
 
     def step_then_backward(**kind):
@@ -481,6 +483,10 @@ def test_a_fused_optimizer_step_leaves_the_version_counter_alone():
     version, grad = step_then_backward(fused=True)
     assert version == 0 and torch.allclose(grad, torch.full((3,), 0.9))
     assert "a fused optimizer's step (fused=True) add nothing" in _definition("version counter")
+    for op in ("aten::_fused_sgd_", "aten::_fused_adam_", "aten::_fused_adamw_"):  # theory 02 says why
+        assert dispatch_table(op)["ADInplaceOrView"].fallthrough
+    page = " ".join((ROOT / "docs" / "en" / "theory" / "02-autograd-and-custom-ops.md").read_text().split())
+    assert "Neither does the step of an optimizer made with `fused=True`: its operator lets the call pass at" in page
 
 
 def test_aotautograds_inference_graph_names_its_inputs_arg0_1_not_primals(like_a_block):
