@@ -7,7 +7,8 @@ with a tangent, vmap's dynamic-layer keys, matmul of a vector, which biases let 
 addmm, a tensor-subclass bias added out of place (an nn.Parameter in place), which subclasses carry the Python key,
 TORCH_LINEAR_FLATTEN_3D, what _dispatch_dump_table returns, the keys above the priority block's seven, who meets
 the tables' Meta row, a (1, 1, N) bias that addmm refuses, which tensors made under inference_mode lack the
-autograd keys, the order of the tables' rows, and where a call starts relative to a key view's first key."""
+autograd keys, the order of the tables' rows, where a call starts relative to a key view's first key, and which
+calls a mode logs."""
 
 from __future__ import annotations
 
@@ -473,3 +474,13 @@ def test_a_call_starts_at_the_key_views_first_key_unless_its_operator_falls_thro
     starts = {op: next(s.key for s in steps if s.op == op) for op in ("aten.linear.default", "aten.add_.Tensor")}
     assert first == "ADInplaceOrView"
     assert starts == {"aten.linear.default": "CPU", "aten.add_.Tensor": first}
+
+
+def test_a_mode_logs_the_calls_reaching_the_python_key_not_those_the_kernels_below_make():
+    """addmm's CPU kernel calls expand and copy_ below the Python key; the mode logs only t and addmm."""
+    x, W, b = running_example()
+    with recording_dispatch() as steps:
+        F.linear(x, W, b)
+    below = {s.op for s in steps if s.key == "CPU"}
+    assert {"aten.expand.default", "aten.copy_.default"} <= below
+    assert logged(lambda: F.linear(x, W, b)) == ["aten::t", "aten::addmm"]
