@@ -6,8 +6,9 @@ inference_mode and in nested regions, composite views, linear's out-of-place add
 with a tangent, vmap's dynamic-layer keys, matmul of a vector, which biases let linear fold its input into one
 addmm, a tensor-subclass bias added out of place (an nn.Parameter in place), which subclasses carry the Python key,
 TORCH_LINEAR_FLATTEN_3D, what _dispatch_dump_table returns, the keys above the priority block's seven, who meets
-the tables' Meta row, a (1, 1, N) bias that addmm refuses, and which tensors made under inference_mode lack the
-autograd keys."""
+the tables' Meta row, a (1, 1, N) bias that addmm refuses, which tensors made under inference_mode lack the
+autograd keys, the order of the tables' rows, where a call starts relative to a key view's first key, and which
+calls a mode logs."""
 
 from __future__ import annotations
 
@@ -447,3 +448,39 @@ def test_only_a_tensor_allocated_under_inference_mode_lacks_the_autograd_keys():
     for tensor in (view, detached):
         assert list(key_names(torch._C._dispatch_keys(tensor))) == ["CPU", "ADInplaceOrView", "AutogradCPU",
                                                                     "AutocastCPU"]
+
+
+def test_the_tables_list_their_keys_by_priority_then_meta():
+    """The tables' rows run from the highest-priority key down (FuncTorchBatched first), then Meta."""
+    from hood.capture.tables import KEYS
+
+    cpu_keys = S(K.Undefined)
+    for name in KEYS[:-1]:
+        cpu_keys = cpu_keys | S(getattr(K, name))
+    assert list(KEYS[:-1]) == list(reversed(key_names(cpu_keys))) and KEYS[0] == "FuncTorchBatched"
+    assert KEYS[-1] == "Meta"
+
+
+def test_a_call_starts_at_the_key_views_first_key_unless_its_operator_falls_through_it():
+    """Under inference_mode key_view's first key is ADInplaceOrView: add_ on an ordinary tensor starts there,
+    linear, which falls through it, starts at CPU."""
+    x, W, b = running_example()
+    y = torch.zeros(3)
+    with torch.inference_mode():
+        first = key_view("x", x).first
+        with recording_dispatch() as steps:
+            F.linear(x, W, b)
+            y.add_(1)
+    starts = {op: next(s.key for s in steps if s.op == op) for op in ("aten.linear.default", "aten.add_.Tensor")}
+    assert first == "ADInplaceOrView"
+    assert starts == {"aten.linear.default": "CPU", "aten.add_.Tensor": first}
+
+
+def test_a_mode_logs_the_calls_reaching_the_python_key_not_those_the_kernels_below_make():
+    """addmm's CPU kernel calls expand and copy_ below the Python key; the mode logs only t and addmm."""
+    x, W, b = running_example()
+    with recording_dispatch() as steps:
+        F.linear(x, W, b)
+    below = {s.op for s in steps if s.key == "CPU"}
+    assert {"aten.expand.default", "aten.copy_.default"} <= below
+    assert logged(lambda: F.linear(x, W, b)) == ["aten::t", "aten::addmm"]

@@ -1,4 +1,4 @@
-"""Theory 01: one tensor under each context; the thread-local sets change, the tensor's keys do not."""
+"""Theory 01: x under each context; the thread-local sets change, x's keys do not (vmap wraps it)."""
 
 from hood.capture.common import words
 from hood.capture.keys import key_view, render_key_views
@@ -9,7 +9,8 @@ import torch
 
 
 def context_key_sets():
-    """The same tensor under each context: the thread-local sets change, the tensor's keys do not."""
+    """x under each context: the thread-local sets change, x's keys do not; vmap's function gets a batched wrapper
+    of x, whose keys add FuncTorchBatched."""
     x, W, b = running_example()
     views = [key_view(words(en="no context", es="sin contexto"), x)]
     with torch.no_grad():

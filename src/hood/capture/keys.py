@@ -21,7 +21,7 @@ class KeyView:
         include: The thread-local include set at the time of the call.
         exclude: The thread-local exclude set at the time of the call.
         effective: (tensor | include) - exclude, computed as the C++ dispatcher does.
-        first: The highest-priority key of `effective`: whose kernel runs first.
+        first: The highest-priority key of `effective`; a call starts there unless its operator falls through it.
     """
 
     label: str

@@ -1,4 +1,5 @@
-"""A TorchDispatchMode that logs every ATen call below the Python key, with tensor metadata.
+"""A TorchDispatchMode that logs every ATen call reaching the Python key, with tensor metadata (not the calls
+the kernels below it make).
 
 Self-contained (torch and the standard library only).
 """

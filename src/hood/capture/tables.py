@@ -9,8 +9,9 @@ from hood.capture.common import dispatch_table, words
 # --8<-- [start:body]
 from dataclasses import dataclass
 
-KEYS = ("AutocastCPU", "AutogradCPU", "ADInplaceOrView", "FuncTorchBatched", "Python", "BackendSelect", "CPU", "Meta")
-"""The keys a CPU call of the running example can meet, highest priority first."""
+KEYS = ("FuncTorchBatched", "AutocastCPU", "AutogradCPU", "ADInplaceOrView", "Python", "BackendSelect", "CPU", "Meta")
+"""The keys a CPU call of the running example can meet, highest priority first, then `Meta`, which a call on meta
+tensors meets instead of `CPU`."""
 
 
 
