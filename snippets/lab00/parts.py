@@ -56,7 +56,7 @@ def part_b_key_sets():
 
 # --8<-- [start:part_c]
 def part_c_linear_ops():
-    """C: every ATen call below the Python key for F.linear(x, W, b)."""
+    """C: every ATen call reaching the Python key for F.linear(x, W, b)."""
     x, W, b = running_example(SEED)
     return log_ops(lambda: F.linear(x, W, b))
 # --8<-- [end:part_c]

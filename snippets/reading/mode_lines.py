@@ -1,4 +1,5 @@
-"""Reading a dispatch-mode log: one line per ATen call below the Python key, with its arguments described."""
+"""Reading a dispatch-mode log: one line per ATen call reaching the Python key (not the calls the kernels below
+it make), with its arguments described."""
 
 from hood.capture.ops import OpLog, render_calls
 from snippets.reading.tiny import tiny, tiny_inputs
