@@ -464,3 +464,25 @@ def test_an_in_place_op_saves_a_copy_of_an_input_it_overwrites_and_needs():
     y = a * 1
     y.exp_()
     assert y.grad_fn._saved_result.data_ptr() == y.data_ptr()
+
+
+def test_an_in_place_op_copies_only_the_argument_it_writes_into():
+    """y.mul_(y) clones its self, once; its other is the overwritten y itself, so the backward raises."""
+    a = torch.randn(3, requires_grad=True)
+    y = a * 1
+    with RecordOps() as rec:
+        y.mul_(y)
+    assert rec.ops == ["aten.clone.default", "aten.mul_.Tensor"]
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_a_fused_optimizer_step_on_a_saved_weight_never_fails():
+    """The Check yourself answer: the step adds nothing to the counter, and the backward uses the new weight."""
+    for cls in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW, torch.optim.Adagrad):
+        w, x = torch.nn.Parameter(torch.ones(3)), torch.ones(3, requires_grad=True)
+        y = (x * w).sum()  # MulBackward0 saves w for x's gradient
+        w.grad = torch.ones(3)
+        cls([w], lr=0.1, fused=True).step()
+        y.backward()
+        assert w._version == 0 and torch.equal(x.grad, w.detach()) and not torch.equal(x.grad, torch.ones(3))
