@@ -620,3 +620,71 @@ def test_an_untraced_block_has_no_trace_file():
     held = {path.stem for path in (ROOT / "traces").rglob("*.txt") if "lens" not in path.parts}
     assert TIMINGS and not TIMINGS & held
     assert 'One normalised trace per traced block (a `trace="off"` block has none)' in _readme()
+
+
+def test_the_package_indexs_linux_wheels_are_cuda_builds_whose_traces_differ_from_the_cpu_wheels():
+    """README, two commands: the traces were blessed with the CPU wheel, and the index's wheels the lens ran are CUDA
+    builds whose first trace already differs; the Makefile names no index, so pip's configuration must find it."""
+    blessed = (ROOT / "traces" / "TORCH.txt").read_text(encoding="utf-8").split()[-1]
+    assert blessed == "2.13.0+cpu" and torch.__version__ == blessed
+    first = trace_body(ROOT / "traces" / "theory" / "00-why-open-the-hood" / "first-look.txt")
+    assert "torch: 2.13.0+cpu" in first
+    for release in lens.load(ROOT / "traces" / lens.LENS_DIR):
+        assert _changed(release, release.entries[f"{PAGE}#first-look"]) == [
+            "torch: 2.13.0+cpu", f"torch: {release.release}+cu130"]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "pip install" in makefile and not re.search(r"index-url|find-links", makefile)
+    assert "pip must find torch's CPU wheel" in _readme()
+    assert "the package index's Linux wheels are CUDA builds (`+cu130`)" in _readme()
+
+
+def _pages_calling(name: str) -> set[str]:
+    """The pages (inside docs/en) one of whose executed blocks, includes expanded, calls `name`."""
+    from hood.engine.blocks import expand_includes
+
+    config = project_snippets_config(ROOT)
+    return {page.relative_to(ROOT / "docs" / "en").as_posix() for page in (ROOT / "docs" / "en").rglob("*.md")
+            if any(f"{name}(" in expand_includes(code, config)
+                   for _, code in executed_blocks(page.read_text(encoding="utf-8")))}
+
+
+def test_the_reading_guides_download_forks_ranks_too_and_the_suite_runs_english_notebooks_only():
+    """README, the course without the site: three pages' downloads fork ranks, the reading guide's among them; the
+    download tests run English notebooks (a lab's learner notebook, empty and filled), never a script."""
+    import inspect
+
+    from hood.capture import collectives
+    from tests import test_downloads
+    from tools import notebooks
+
+    assert _pages_calling("run_ranks") == {"theory/04-distributed.md", "labs/03-compile-and-survey.md",
+                                           "reference/reading-outputs.md"}
+    assert 'get_context("fork")' in inspect.getsource(collectives._run_once)
+    assert "reference/reading-outputs.md" in notebooks.course_pages()
+    assert {(learner, filled) for _, learner, filled in test_downloads.RUNS} == {
+        (False, False), (True, True), (True, False)}
+    assert inspect.signature(notebooks.run).parameters["language"].default == "en"
+    assert ".ipynb" in inspect.getsource(notebooks.run) and "script(" not in inspect.getsource(notebooks.run)
+    assert "The downloads of theory 04, lab 03 and the reading guide" in _readme()
+    assert "checks that the Spanish downloads hold the same code; it runs no script" in _readme()
+
+
+def test_make_check_keeps_some_small_site_builds_and_the_reading_guides_ranks():
+    """README, make check: the marks go by module, so a small-site build outside the marked modules and the reading
+    guide's rank run are selected by `make check`'s filter."""
+    import ast
+
+    from tests.conftest import MARKED_MODULES
+
+    marked = set().union(*MARKED_MODULES.values())
+    calls = {}
+    for module in ("test_orientation_generality", "test_build_in_process", "test_reading_outputs"):
+        tree = ast.parse((ROOT / "tests" / f"{module}.py").read_text(encoding="utf-8"))
+        calls[module] = {node.func.id for node in ast.walk(tree)
+                         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    assert not set(calls) & marked
+    assert "mini_project" in calls["test_orientation_generality"] and "build" in calls["test_orientation_generality"]
+    assert "build_in_process" in calls["test_build_in_process"] and "run_ranks" in calls["test_reading_outputs"]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert '-m "not site and not build and not audit and not browser and not distributed and not notebooks"' in makefile
+    assert "A few quick small-site builds and the reading guide's two ranks, in other modules, stay in" in _readme()
