@@ -573,3 +573,51 @@ def test_a_fused_chain_writes_no_mask_under_no_grad(like_a_block):
     out = inductor_output(code)
     assert len(out.kernels) == 1 and out.buffers == [("buf0", "(4, 8)")] and "torch.bool" not in out.call
     assert "when the input requires grad and grad mode is on" in _definition("fusion")
+
+
+def test_past_the_recompile_limit_fullgraph_raises_instead_of_running_eagerly(like_a_block):
+    """The glossary's guard: with fullgraph=True, the call that no version accepts at the limit raises."""
+    import pytest
+    from torch._dynamo.exc import FailOnRecompileLimitHit
+
+    f = torch.compile(lambda t: t.sin() + 1, backend="eager", fullgraph=True)
+    dtypes = (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.int16,
+              torch.int8)
+    with contextlib.redirect_stderr(None):
+        for dtype in dtypes:
+            f(torch.ones(2, dtype=dtype))
+        with pytest.raises(FailOnRecompileLimitHit, match="fullgraph=True"):
+            f(torch.ones(2, dtype=torch.uint8))
+    assert len(dtypes) == torch._dynamo.config.recompile_limit
+    assert "runs eagerly (with fullgraph=True, it raises an error)" in _definition("guard")
+
+
+def test_a_fused_softmax_keeps_its_max_and_sum_in_buffers_because_the_cpu_kernel_has_three_loop_nests(like_a_block):
+    """The glossary's fusion: the CPU kernel generates the softmax as three loop nests (max; exp and sum; output),
+    each a kernel object of its own, so the max and sum cross from one to the next through buffers. Inductor's
+    Kernel drops a buffer that one kernel object both writes and last uses, and on GPU (not run here) the whole
+    fused softmax is one TritonKernel: the sentence says "on CPU"."""
+    import inspect
+    from unittest import mock
+
+    from torch._inductor.codegen import cpp
+    from torch._inductor.codegen.common import Kernel
+    from torch._inductor.codegen.triton import TritonKernel
+    from torch._inductor.utils import run_and_get_code
+
+    from snippets.compile.heads import AVX2, inductor_config
+
+    nests = []
+    codegen = cpp.CppKernelProxy.codegen_functions
+
+    def spy(self, fn_list, var_sizes_list):
+        nests.append(len(fn_list))
+        return codegen(self, fn_list, var_sizes_list)
+
+    with mock.patch.object(cpp.CppKernelProxy, "codegen_functions", spy), \
+            inductor_config.patch({**AVX2, "force_disable_caches": True}), contextlib.redirect_stderr(None):
+        run_and_get_code(torch.compile(lambda t: torch.softmax(t, -1) * 2), torch.randn(4, 8))
+    assert nests == [1, 2, 1]
+    assert issubclass(TritonKernel, Kernel) and "self.remove_kernel_local_buffers()" in inspect.getsource(Kernel)
+    assert "created and have a last use in the\n        same kernel can be removed" in inspect.getsource(Kernel)
+    assert "on CPU, a fused softmax still writes each row's max and sum" in _definition("fusion")
