@@ -3,6 +3,7 @@
 import contextlib
 import getpass
 import inspect
+import math
 import os
 import sys
 import tempfile
@@ -13,7 +14,7 @@ import torch
 from torch._dynamo.backends.common import aot_autograd
 from torch._dynamo.testing import CompileCounter, CompileCounterWithBackend
 
-from hood.capture.compile import artifact_messages, guard_failures, inductor_output
+from hood.capture.compile import artifact_messages, cache_entries, guard_failures, inductor_output
 from snippets.compile.aot_graphs import aot_graphs, saved_for_backward
 from snippets.compile.heads import head, inductor_config
 from snippets.compile.inductor_code import generated_code
@@ -448,3 +449,58 @@ def test_inductor_generates_triton_for_nvidia_amd_and_intel_gpus_and_metal_for_a
     metal = get_scheduling_for_device("mps")(None)
     assert type(metal).__name__ == "MetalScheduling" and not isinstance(metal, TritonScheduling)
     assert "kernel void" in inspect.getsource(metal.kernel_type)  # the Metal Shading Language's kernel functions
+
+
+@pytest.mark.parametrize("function, graphs", [(math.sqrt, 1), (math.log2, 1), (math.log, 2), (math.exp, 2)])
+def test_capture_scalar_outputs_still_breaks_at_a_math_function_with_no_symbolic_version(function, graphs):
+    """capture_scalar_outputs: `math.sqrt` of the value stays in the graph; `math.log` and `math.exp`, which torch
+    has no symbolic version of, need a plain float and break it."""
+    def fn(x):
+        y = x * 2
+        return y * function(y.max().item())
+
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        explanation = torch._dynamo.explain(fn)(torch.rand(8) + 0.5)
+    assert explanation.graph_count == graphs
+    assert all("data-dependent" in r.reason for r in explanation.break_reasons)
+
+
+def _sine_then_exp(x):
+    y = x.sin()
+    print("a break between the two graphs")
+    return y.exp()
+
+
+def test_aot_graphs_refuses_a_graph_break(capsys):
+    """The setup: after a break, each kind would keep its last graph only, the forward of `exp` beside the backward
+    of `sin`; `aot_graphs` compiles with fullgraph, so a break is an error instead."""
+    from torch._dynamo.exc import Unsupported
+
+    with pytest.raises(Unsupported):
+        aot_graphs(_sine_then_exp, torch.randn(4, requires_grad=True))
+    torch._dynamo.reset()
+    kept = {}
+
+    def keep(name):
+        def compiler(gm, example_inputs):
+            kept[name] = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+            return gm.forward
+        return compiler
+
+    backend = aot_autograd(fw_compiler=keep("forward"), bw_compiler=keep("backward"))
+    torch.compile(_sine_then_exp, backend=backend)(torch.randn(4, requires_grad=True)).sum().backward()
+    assert "aten.exp.default" in kept["forward"] and "aten.cos.default" in kept["backward"]
+
+
+def test_a_version_a_call_reuses_moves_to_the_front_of_the_order_dynamo_tries():
+    """cache_entries: the list is most recently used first, not newest first; after batches 2, 3, 1, a batch of 2
+    reuses the dynamic version 0/1, which goes back to the front."""
+    _, W, b = running_example()
+    compiled = torch.compile(head, backend="eager")
+    order = []
+    for batch in (2, 3, 1, 2):
+        compiled(torch.randn(batch, 64), W, b)
+        order.append([entry.compile_id for entry in cache_entries(head)])
+    assert order[2:] == [["0/2", "0/1", "0/0"], ["0/1", "0/2", "0/0"]]
+    failures = guard_failures(head, {"x": torch.randn(5, 64), "W": W, "b": b})
+    assert [compile_id for compile_id, _ in failures] == ["0/1", "0/2", "0/0"] and failures[0][1] == []

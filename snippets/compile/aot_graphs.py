@@ -9,7 +9,10 @@ from torch._functorch.partitioners import min_cut_rematerialization_partition
 
 def aot_graphs(fn, *args):
     """Compile `fn` through AOTAutograd, run forward and backward; return Dynamo's graph, the joint graph,
-    and the forward and backward graphs it was cut into."""
+    and the forward and backward graphs it was cut into.
+
+    `fn` must compile to one graph: after a graph break, each kind would keep only its last graph, and the
+    forward and the backward kept could come from different graphs, so a break is an error (`fullgraph`)."""
     graphs = {}
 
     def keep(name):
@@ -28,7 +31,7 @@ def aot_graphs(fn, *args):
         graphs["dynamo"] = gm  # the FX graph Dynamo captured, before AOTAutograd traces it to ATen
         return aot(gm, example_inputs)
 
-    torch.compile(fn, backend=backend)(*args).sum().backward()
+    torch.compile(fn, backend=backend, fullgraph=True)(*args).sum().backward()
     return graphs
 
 

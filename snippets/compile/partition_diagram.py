@@ -13,9 +13,10 @@ from dataclasses import dataclass
 class Value:
     """One node of a forward or backward graph: its name, its shape and its part in the cut.
 
-    `role` is `input`, `op`, `saved` (an op of the forward kept for the backward, or the backward's input
-    receiving it), `output` (the forward's real output), `tangent` (an incoming gradient), `gradient` (a
-    gradient the backward returns) or `recomputed` (a forward op computed again in the backward).
+    `role` is `input`, `op`, `saved` (a value of the forward kept for the backward, an op's result or an input
+    such as `x`, or the backward's input receiving it), `output` (the forward's real output), `tangent` (an
+    incoming gradient), `gradient` (a gradient the backward returns) or `recomputed` (a forward op computed again
+    in the backward).
     `of` names what an input or a gradient stands for in the user's function (`x`, `W`...).
     """
 

@@ -27,7 +27,7 @@ def recompiles(batches=(2, 2, 3, 4, 64, 1)):
                 shape = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
                 inputs.append(f"{node.name} {shape}")
         print(words(en=f"graph {i} inputs:", es=f"entradas del grafo {i}:"), ", ".join(inputs))
-    for entry in reversed(cache_entries(head)):  # oldest first
+    for entry in reversed(cache_entries(head)):  # least recently used first: here, the oldest first
         version = entry.compile_id
         print(words(en=f"version {version} guards on x:", es=f"guardas de la versión {version} sobre x:"))
         about_x = [g for g in entry.guards if g.kind == "TENSOR_MATCH" and "L['x']" in g.code]

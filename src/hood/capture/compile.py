@@ -63,7 +63,10 @@ def _leaf_guards(manager) -> Iterator[Guard]:
 
 
 def cache_entries(fn: Callable) -> list[CacheEntry]:
-    """The compiled versions Dynamo holds for `fn`'s code object, newest first, with their guards."""
+    """The compiled versions Dynamo holds for `fn`'s code object, with their guards, in the order Dynamo tries them.
+
+    That order is most recently used first: a new version goes to the front, and so does one a call reuses.
+    """
     from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
     entries = []
@@ -76,7 +79,8 @@ def cache_entries(fn: Callable) -> list[CacheEntry]:
 
 
 def guard_failures(fn: Callable, frame_locals: dict) -> list[tuple[str, list[str]]]:
-    """For each compiled version of `fn` (newest first): its compile id and why it rejects `frame_locals`.
+    """For each compiled version of `fn` (in the order Dynamo tries them): its compile id and why it rejects
+    `frame_locals`.
 
     An empty list of reasons means every guard passes and Dynamo would reuse that version.
     """
