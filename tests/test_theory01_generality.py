@@ -7,8 +7,8 @@ with a tangent, vmap's dynamic-layer keys, matmul of a vector, which biases let 
 addmm, a tensor-subclass bias added out of place (an nn.Parameter in place), which subclasses carry the Python key,
 TORCH_LINEAR_FLATTEN_3D, what _dispatch_dump_table returns, the keys above the priority block's seven, who meets
 the tables' Meta row, a (1, 1, N) bias that addmm refuses, which tensors made under inference_mode lack the
-autograd keys, the order of the tables' rows, where a call starts relative to a key view's first key, and which
-calls a mode logs."""
+autograd keys, the order of the tables' rows, where a call starts relative to a key view's first key, which
+calls a mode logs, which files a table names and how many rows a dumped table has."""
 
 from __future__ import annotations
 
@@ -484,3 +484,26 @@ def test_a_mode_logs_the_calls_reaching_the_python_key_not_those_the_kernels_bel
     below = {s.op for s in steps if s.key == "CPU"}
     assert {"aten.expand.default", "aten.copy_.default"} <= below
     assert logged(lambda: F.linear(x, W, b)) == ["aten::t", "aten::addmm"]
+
+
+def test_a_table_names_a_cpp_file_outside_torch_and_hides_a_python_one():
+    """load_inline writes main.cpp outside torch, and the table names it; a Python file there is YOUR_CODE."""
+    from torch.utils.cpp_extension import _get_build_directory
+
+    from hood.capture.tables import YOUR_CODE, source_name
+
+    main = f"{_get_build_directory('hood_cpp', verbose=False)}/main.cpp"  # where the C++ registration block's file is
+    assert not main.startswith(str(Path(torch.__file__).parent))
+    assert source_name(main) == "main.cpp"
+    assert source_name(main.removesuffix(".cpp") + ".py") == YOUR_CODE
+
+
+def test_a_dumped_table_has_a_row_only_for_the_keys_with_an_entry():
+    """Dozens of rows, fewer than there are keys, and fewer for a new operator than for addmm."""
+    lib = torch.library.Library("hood_rows", "DEF")
+    try:
+        lib.define("f(Tensor x) -> Tensor")
+        rows = {op: len(torch._C._dispatch_dump_table(op).splitlines()) for op in ("aten::addmm", "hood_rows::f")}
+    finally:
+        lib._destroy()
+    assert 24 <= rows["hood_rows::f"] < rows["aten::addmm"] < len(K.__members__)

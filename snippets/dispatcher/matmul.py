@@ -1,4 +1,4 @@
-"""Theory 01: what a dispatch mode sees of torch.matmul, @ and F.linear (never the composite operators)."""
+"""Theory 01: what a dispatch mode sees of torch.matmul, @ and F.linear (not the composites, while autograd is on)."""
 
 from hood.capture.common import words
 from hood.capture.ops import OpLog

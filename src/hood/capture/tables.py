@@ -1,7 +1,8 @@
 """Operator tables (`torch._C._dispatch_dump_table`) reduced to the rows that matter.
 
-The full table has a row for every dispatch key (150 or so); a row names the kernel kind and the file
-that registered it. Torch and the standard library only: a page includes `hood/capture/common.py:body` first.
+The full table has a row for each key the operator has an entry for (dozens, not every key); a row names the
+kernel kind and the file that registered it. Torch and the standard library only: a page includes
+`hood/capture/common.py:body` first.
 """
 
 from hood.capture.common import dispatch_table, words
@@ -40,7 +41,8 @@ KEY_HEADER = words(en="key", es="clave")
 
 
 def source_name(path: str) -> str:
-    """A registration's file as a table shows it: the name of torch's own file, or `YOUR_CODE`."""
+    """A registration's file as a table shows it: the name of a C++ file (torch's own or an extension's, such as
+    `load_inline`'s `main.cpp`) or of torch's own Python file, or `YOUR_CODE` for Python code outside torch."""
     own = path.endswith((".cpp", ".h")) or any(part in path for part in ("/torch/", "/aten/", "/c10/"))
     return path.rsplit("/", 1)[-1] if own else YOUR_CODE
 
