@@ -147,10 +147,10 @@ def test_a_lens_diff_shows_a_table_as_the_page_does():
 
 
 def test_a_lens_box_says_what_a_placeholder_stands_for_only_when_its_diff_has_one():
-    """A `<cell>` in a diff, where the page shows the block's file name, is explained in the page's language."""
+    """A `<cell>` in a diff, where the page shows a block's file name, is explained in the page's language."""
     from hood.engine.report import lens_box
 
     placeholder = lens_box("2.14.1", "2.14.1", diff="-# File: <cell> in forward\n+# File: <cell> in fwd")
-    assert "stands for the block's own file name" in placeholder
+    assert "stands for the file name of the block that defined the code" in placeholder
     assert "sustituye al nombre de archivo" in lens_box("2.14.1", "2.14.1", diff="- <cell>", language="es")
     assert "stands for" not in lens_box("2.14.1", "2.14.1", diff="-17 guards\n+29 guards")

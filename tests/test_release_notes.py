@@ -236,3 +236,38 @@ def test_an_autograd_cuda_row_can_change_with_the_build_for_an_op_with_no_cuda_k
         for release in RELEASES:
             text = " ".join((ROOT / "docs" / language / "releases" / f"{release}.md").read_text().split())
             assert anchor in text and all(part in text for part in said[language]), (language, release)
+
+
+def test_cell_stands_for_the_block_that_defined_the_code_not_the_block_shown(tmp_path):
+    """A function defined in one block and traced in a later one: its graph's `File:` names the first block.
+    So 2.14.1's aot-graphs diff shows `<cell> in head`, `head` coming from theory 03's setup block."""
+    from hood.engine.blocks import page_blocks, project_snippets_config
+    from hood.engine.engine import Block, Engine
+    from hood.engine.normalize import normalise_text
+    from hood.engine.settings import Settings
+
+    setup = "import torch\n\n\ndef head(x):\n    return torch.sin(x)\n"
+    shown = ("from snippets.compile.aot_graphs import aot_graphs, readable\n"
+             "print(readable(aot_graphs(head, torch.randn(2, requires_grad=True))['joint']))\n")
+    engine = Engine(Settings(root=tmp_path, use_cache=False), "fp-cell")
+    try:
+        engine.run(Block("p.md", "setup", setup, "s"))
+        output = engine.run(Block("p.md", "shown", shown, "s")).output
+    finally:
+        engine.close()
+        torch._dynamo.reset()
+    assert "File: <p.md#setup>:5 in head" in output and "<p.md#shown>" not in output
+    assert "File: <cell> in head" in normalise_text(output)
+    page = "theory/03-compile.md"
+    blocks = {p.block.block_id: p.block.code for p in page_blocks(
+        page, (ROOT / "docs" / "en" / page).read_text(encoding="utf-8"), project_snippets_config(ROOT))}
+    assert "def head(" in blocks["setup"] and "def head(" not in blocks["aot-graphs"]
+    assert "File: <cell> in head" in RELEASES["2.14.1"].entries[f"{page}#aot-graphs"].output
+    said = {"en": "`<cell>` stands for the file name of the block that defined the code, which may be the page's "
+                  "setup block rather than the block shown",
+            "es": "`<cell>` sustituye al nombre de archivo del bloque que definió el código, que puede ser el "
+                  "bloque de preparación de la página y no el bloque mostrado"}
+    for language, sentence in said.items():
+        for release in RELEASES:
+            text = " ".join((ROOT / "docs" / language / "releases" / f"{release}.md").read_text().split())
+            assert sentence in text and "own file name" not in text and "propio bloque" not in text

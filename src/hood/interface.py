@@ -24,8 +24,9 @@ EN = {
         "both": "The difference comes from the release and from the build ({torch}, a CUDA build; the pin is a CPU "
                 "build).",
         "error": "Under {torch}:",
-        "normalised": "Both sides as traces store them: <code>&lt;cell&gt;</code> stands for the block's own file "
-                      "name, and the other <code>&lt;…&gt;</code> for addresses, times or paths.",
+        "normalised": "Both sides as traces store them: <code>&lt;cell&gt;</code> stands for the file name of the "
+                      "block that defined the code, which may be the page's setup block rather than this one, and "
+                      "the other <code>&lt;…&gt;</code> for addresses, times or paths.",
     },
     "lens_page": {
         "count": "{same} of {total} traced blocks print the same under torch {torch} as under the pinned torch; "
@@ -92,7 +93,8 @@ ES = {
                 "es para CPU).",
         "error": "Con {torch}:",
         "normalised": "Los dos lados, como los guardan las trazas: <code>&lt;cell&gt;</code> sustituye al nombre de "
-                      "archivo del propio bloque, y los demás <code>&lt;…&gt;</code>, a direcciones, tiempos o rutas.",
+                      "archivo del bloque que definió el código, que puede ser el bloque de preparación de la página "
+                      "y no este, y los demás <code>&lt;…&gt;</code>, a direcciones, tiempos o rutas.",
     },
     "lens_page": {
         "count": "{same} de {total} bloques con traza imprimen lo mismo con torch {torch} que con el torch "
