@@ -5,12 +5,14 @@ hook stays after an in-place update, and the keys a dispatch mode meets under in
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
 from torch.testing._internal.optests.generate_tests import OpCheckError
 
+from hood.capture.common import dispatch_table
 from hood.capture.dispatch import recording_dispatch
 from snippets.autograd.autograd_key import BelowAutograd
 from snippets.custom_ops.record_ops import RecordOps
@@ -486,3 +488,48 @@ def test_a_fused_optimizer_step_on_a_saved_weight_never_fails():
         cls([w], lr=0.1, fused=True).step()
         y.backward()
         assert w._version == 0 and torch.equal(x.grad, w.detach()) and not torch.equal(x.grad, torch.ones(3))
+
+
+def test_writes_that_bypass_the_dispatcher_refuse_a_tensor_that_requires_grad():
+    """apply_, map_ and numpy() raise at once on h (exp saved it); through h.detach() they write, unnoticed."""
+    W = torch.tensor([0.5, 1.0], requires_grad=True)
+    h = (W * 2).exp()
+    for write in (lambda t: t.apply_(lambda v: v * 10), lambda t: t.map_(torch.ones(2), lambda a, c: a + c),
+                  lambda t: t.numpy().__setitem__(0, 5.0)):
+        with pytest.raises(RuntimeError, match="on (Variable|Tensor) that requires grad"):
+            write(h)
+        write(h.detach())
+    assert h._version == 0
+    h.sum().backward()  # no version error
+
+
+def test_passing_at_ad_inplace_or_view_is_not_enough_a_foreach_step_still_adds_one():
+    """Fused and foreach operators both fall through ADInplaceOrView; the foreach CPU kernel calls add_ per tensor,
+    which bumps the counter, so a foreach optimizer step on a saved weight fails at backward, a fused one does not."""
+    for op in ("aten::_fused_sgd_", "aten::_fused_adam_", "aten::_foreach_add_.Scalar",
+               "aten::_foreach_addcdiv_.Scalar"):
+        assert dispatch_table(op)["ADInplaceOrView"].fallthrough
+    t = torch.zeros(3)
+    with recording_dispatch() as steps:
+        torch._foreach_add_([t], 1)
+    assert ("aten.add_.Scalar", "ADInplaceOrView") in [(s.op, s.key) for s in steps] and t._version == 1
+    for fused, version in ((True, 0), (False, 1)):
+        w, x = torch.nn.Parameter(torch.ones(3)), torch.ones(3, requires_grad=True)
+        y = (x * w).sum()  # MulBackward0 saves w for x's gradient
+        w.grad = torch.ones(3)
+        torch.optim.Adam([w], lr=0.1, fused=fused, foreach=not fused).step()
+        assert w._version == version
+        if fused:
+            y.backward()
+        else:
+            with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+                y.backward()
+
+
+def test_the_foreach_cuda_bump_is_at_the_lines_the_page_links():
+    """The installed v2.13.0 header holds increment_version at the lines the page links (L16-L20)."""
+    header = Path(torch.__file__).parent / "include/ATen/native/cuda/ForeachFunctors.cuh"
+    lines = header.read_text().splitlines()[15:20]
+    assert lines[0] == "inline void increment_version(TensorList tensors) {"
+    assert "bump_version()" in lines[2] and lines[4] == "}"
+    assert torch.__version__.startswith("2.13.0")
