@@ -504,3 +504,28 @@ def test_a_version_a_call_reuses_moves_to_the_front_of_the_order_dynamo_tries():
     assert order[2:] == [["0/2", "0/1", "0/0"], ["0/1", "0/2", "0/0"]]
     failures = guard_failures(head, {"x": torch.randn(5, 64), "W": W, "b": b})
     assert [compile_id for compile_id, _ in failures] == ["0/1", "0/2", "0/0"] and failures[0][1] == []
+
+
+def test_inductors_decompositions_split_the_softmax_of_the_aot_graphs_it_receives():
+    """AOTAutograd: the block's graphs have no decompositions; Inductor's split `_softmax` and write `t` as `permute`:
+    eight forward operators and nine backward ones, the same three tensors saved. Inductor stops before its code."""
+    from functorch.compile import make_boxed_func
+    from torch._inductor.compile_fx import compile_fx
+
+    kept = []
+
+    def keep(gm, example_inputs, **kwargs):
+        kept.append(gm)
+        return make_boxed_func(gm.forward)
+
+    def inductor(gm, example_inputs):
+        return compile_fx(gm, example_inputs, inner_compile=keep)
+
+    with inductor_config.patch(force_disable_caches=True):
+        torch.compile(head, backend=inductor)(*running_example()).sum().backward()
+    forward, backward = ([n.target.__name__.split(".")[0] for n in gm.graph.nodes if n.op == "call_function"]
+                         for gm in kept)
+    assert forward == ["permute", "addmm", "amax", "sub", "exp", "sum", "div", "permute"]
+    assert len(backward) == 9 and "_softmax_backward_data" not in backward
+    saved = [n.name for n in kept[1].graph.nodes if n.op == "placeholder" and not n.name.startswith("tangents")]
+    assert saved == ["primals_1", "div", "permute_1"]  # x, the softmax output, W as (600, 64)
