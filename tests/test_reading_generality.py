@@ -335,7 +335,7 @@ def test_a_fused_softmax_writes_each_rows_max_and_sum_to_buffers(like_a_block):
     assert sorted(shape for _, shape in out.buffers) == ["(4, 1)", "(4, 1)", "(4, 8)"]
     (kernel,) = out.kernels.values()
     assert "out_ptr0[" in kernel and "out_ptr1[" in kernel
-    assert "a fused softmax still writes each row's max and sum" in _definition("fusion")
+    assert "over rows of 8 elements or more still writes each row's max and sum" in _definition("fusion")
 
 
 def test_opcheck_fails_a_fake_kernel_with_the_right_shape_and_dtype_but_other_strides_or_device():
@@ -620,4 +620,60 @@ def test_a_fused_softmax_keeps_its_max_and_sum_in_buffers_because_the_cpu_kernel
     assert nests == [1, 2, 1]
     assert issubclass(TritonKernel, Kernel) and "self.remove_kernel_local_buffers()" in inspect.getsource(Kernel)
     assert "created and have a last use in the\n        same kernel can be removed" in inspect.getsource(Kernel)
-    assert "on CPU, a fused softmax still writes each row's max and sum" in _definition("fusion")
+    assert "on CPU, a fused softmax over rows of 8 elements or more still writes" in _definition("fusion")
+
+
+def test_a_fused_softmax_over_rows_shorter_than_8_keeps_no_max_or_sum_buffer(like_a_block):
+    """The glossary's fusion: Inductor unrolls a reduction of fewer than unroll_reductions_threshold (8) elements
+    into element-wise code, so over rows of 7 the max and sum stay in registers and the exponentials go to a buffer
+    instead; over rows of 8 the two (rows, 1) buffers appear."""
+    from torch._inductor.utils import run_and_get_code
+
+    from hood.capture.compile import inductor_output
+    from snippets.compile.heads import AVX2, inductor_config
+
+    shapes = {}
+    for width in (7, 8):
+        torch._dynamo.reset()
+        with inductor_config.patch(AVX2):
+            _, (code,) = run_and_get_code(torch.compile(lambda t: torch.softmax(t, -1) * 2), torch.randn(4, width))
+        shapes[width] = sorted(shape for _, shape in inductor_output(code).buffers)
+    assert torch._inductor.config.unroll_reductions_threshold == 8
+    assert shapes == {7: ["(4, 7)", "(4, 7)"], 8: ["(4, 1)", "(4, 1)", "(4, 8)"]}
+    assert "a fused softmax over rows of 8 elements or more" in _definition("fusion")
+
+
+def test_an_mkldnn_tensor_carries_autograd_other_not_a_per_backend_autograd_key():
+    """The glossary's functionality key: MkldnnCPU has no backend bit for Autograd to combine with."""
+    keys = str(torch._C._dispatch_keys(torch.randn(2, 2).to_mkldnn()))
+    assert "MkldnnCPU" in keys and "AutogradOther" in keys and "AutogradCPU" not in keys
+    assert "Autograd combines with most backends" in _definition("functionality key")
+    assert "(an MkldnnCPU tensor carries AutogradOther)" in _definition("functionality key")
+
+
+def test_an_alias_keys_kernel_fills_a_slot_before_the_backend_fallback():
+    """The glossary's fallback: scale has no kernel for AutogradCPU and gets the fallback; linear has none of its own
+    either, but its CompositeImplicitAutograd kernel fills the slot."""
+    lib = torch.library.Library("hood_reading_fb", "DEF")
+    try:
+        lib.define("scale(Tensor x) -> Tensor")
+        lib.impl("scale", lambda x: x * 2, "CPU")
+        scale = dispatch_table("hood_reading_fb::scale")["AutogradCPU"]
+    finally:
+        lib._destroy()
+    linear = dispatch_table("aten::linear")["AutogradCPU"]
+    assert scale.kind == "backend fallback" and "VariableFallbackKernel" in scale.path
+    assert linear.kind == "math kernel" and "RegisterCompositeImplicitAutograd" in linear.path
+    assert "neither its own nor one from an alias key" in _definition("fallback")
+
+
+def test_fullgraph_turns_a_graph_break_into_an_error(like_a_block):
+    """The glossary's graph break: the print that splits theory 03's function in two graphs raises under
+    fullgraph=True."""
+    import pytest
+
+    from tests.test_theory03_generality import _break_outside_try
+
+    with contextlib.redirect_stdout(None), pytest.raises(torch._dynamo.exc.Unsupported, match="print"):
+        torch.compile(_break_outside_try, backend="eager", fullgraph=True)(torch.randn(3))
+    assert "(with fullgraph=True, it raises an error instead)" in _definition("graph break")
