@@ -575,7 +575,7 @@ def test_only_bless_and_lens_builds_are_not_check_builds_and_neither_fails_on_dr
         state.blocks = {"en": {"p.md": ["b"]}, "es": {"p.md": ["b"]}}
         assert state.settings.check == (not options) and (build.finish(state) == "") == bool(options)
     assert trace_body(tmp_path / "bless" / "traces" / "p" / "b.txt") == "2\n"  # written, not failed
-    assert "Every build but `make bless` and `make lens` (they write traces or lens records instead)" in _readme()
+    assert "Every build but `make serve`, `make bless` and `make lens` (the last two write traces" in _readme()
 
 
 def test_an_edit_to_a_session_block_runs_the_later_blocks_too(tmp_path):
@@ -688,3 +688,53 @@ def test_make_check_keeps_some_small_site_builds_and_the_reading_guides_ranks():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert '-m "not site and not build and not audit and not browser and not distributed and not notebooks"' in makefile
     assert "A few quick small-site builds and the reading guide's two ranks, in other modules, stay in" in _readme()
+
+
+def test_the_default_linux_wheel_makes_a_download_differ_and_a_right_answer_check_wrong():
+    """README, the course without the site: under the index's CUDA wheels (the lens's), theory 00's version line and
+    lab 00's first exercise differ by build; that exercise's check compares with the CPU trace, so it says wrong."""
+    from tools import notebooks
+
+    exercise = "labs/00-trace-the-dispatcher.md#exercise-1"
+    cpu_row = "| `CUDA` | default backend kernel · `RegisterCompositeExplicitAutogradNonFunctional_0.cpp` |"
+    for release in lens.load(ROOT / "traces" / lens.LENS_DIR):
+        assert release.origin(release.entries[exercise]) in {"build", "both"}
+        changed = _changed(release, release.entries[exercise])
+        assert any(line.startswith(cpu_row) for line in changed)
+        assert any(line.startswith("| `CUDA` | kernel · `RegisterCUDA_0.cpp`") for line in changed)
+    checks = [c.source for c in notebooks.cells(exercise.split("#")[0], "en", learner=True)
+              if c.role == "check" and c.block == "exercise-1"]
+    assert len(checks) == 1 and cpu_row in checks[0]
+    assert "so under torch's CPU wheel they print what the page shows" in _readme()
+    assert "and lab 00's first exercise then checks as *wrong*" in _readme()
+
+
+def test_make_serve_is_not_a_check_build():
+    """README: serving, like bless and lens, is not a check build (it reads the authoring cache)."""
+    from hood.engine.settings import Settings
+
+    serving = Settings.from_options(ROOT, serving=True)
+    assert not serving.check and serving.use_cache and Settings.from_options(ROOT).check
+    assert "Every build but `make serve`, `make bless` and `make lens`" in _readme()
+
+
+def test_the_figure_preview_takes_the_theme_from_the_last_build_and_the_browser_test_keeps_shots_in_a_temporary_folder(
+        tmp_path, monkeypatch):
+    """README, a figure: without a build in `site/` the preview links `hood.css` alone, whose colours are the
+    theme's variables; the browser test writes its screenshots under pytest's temporary folder, not `shots/`."""
+    import inspect
+
+    from tests import test_browser_figures
+    from tools import figure_preview
+
+    (tmp_path / "docs" / "assets").mkdir(parents=True)
+    (tmp_path / "docs" / "assets" / "hood.css").write_text((ROOT / "docs" / "assets" / "hood.css").read_text())
+    monkeypatch.setattr(figure_preview, "ROOT", tmp_path)
+    links = re.findall(r'href="([^"]+)"', figure_preview.page_html("<p>x</p>", "en", "slate"))
+    assert [Path(link).name for link in links] == ["hood.css"]
+    css = (tmp_path / "docs" / "assets" / "hood.css").read_text()
+    assert "fill: var(--md-typeset-color)" in css and "--md-typeset-color:" not in css
+    source = inspect.getsource(test_browser_figures.test_every_figure_fits_its_column_and_reads)
+    assert "tmp_path_factory.mktemp(" in source and "shots/" not in source
+    assert "takes the theme's stylesheets from the last build in `site/`" in _readme()
+    assert "screenshots every figure of the built site into pytest's temporary folder" in _readme()
