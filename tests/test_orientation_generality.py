@@ -707,6 +707,19 @@ def test_the_default_linux_wheel_makes_a_download_differ_and_a_right_answer_chec
     assert len(checks) == 1 and cpu_row in checks[0]
     assert "so under torch's CPU wheel they print what the page shows" in _readme()
     assert "and lab 00's first exercise then checks as *wrong*" in _readme()
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    from hood import interface  # every page's downloads line says it too, in both languages
+
+    # with both indexes, pip takes the highest version `==2.13.0` admits: the CPU index's local `+cpu` one
+    assert "2.13.0+cpu" in SpecifierSet("==2.13.0") and Version("2.13.0+cpu") > Version("2.13.0")
+
+    for language, said in (("en", "the package index's Linux build is a CUDA one"),
+                           ("es", "la del índice de paquetes para Linux es una versión para CUDA")):
+        words = interface.words(language, "download")
+        for key in ("downloads", "downloads_with"):
+            assert "--extra-index-url https://download.pytorch.org/whl/cpu" in words[key] and said in words[key]
 
 
 def test_make_serve_is_not_a_check_build():

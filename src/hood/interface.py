@@ -7,6 +7,9 @@ English's where the language has none. Phrases that blocks print are not here: t
 
 from __future__ import annotations
 
+# What a download line tells a Linux learner to add so that pip takes the CPU build the pages ran.
+CPU_INDEX = "<code>--extra-index-url https://download.pytorch.org/whl/cpu</code>"
+
 EN = {
     "theme": {},
     "setup_link": "Download {file} ({lines} lines): the code the blocks of this page run first, to read, or to run "
@@ -62,10 +65,14 @@ EN = {
             "kind": {"notebook": "notebook", "script": "script", "learner": "your notebook, with tasks and checks",
                      "solutions": "solutions notebook", "solutions_script": "solutions script"},
             "downloads": "Take this page away: {links}. Each runs with torch {torch} alone "
-                         "(<code>pip install torch=={torch} jupyter</code>).",
+                         "(<code>pip install torch=={torch} jupyter</code>; on Linux, add " + CPU_INDEX + " "
+                         "for the CPU build this page ran: the package index's Linux build is a CUDA one, whose "
+                         "version line and CUDA rows differ in a few blocks).",
             "downloads_with": "Take this page away: {links}. Each runs with torch {torch} and {needs}, which a "
                               "torch feature of this page imports (<code>pip install torch=={torch} {needs} "
-                              "jupyter</code>).",
+                              "jupyter</code>; on Linux, add " + CPU_INDEX + " for the CPU build this page "
+                              "ran: the package index's Linux build is a CUDA one, whose version line and CUDA rows "
+                              "differ in a few blocks).",
         },
 }
 
@@ -132,10 +139,16 @@ ES = {
             "kind": {"notebook": "notebook", "script": "script", "learner": "tu notebook, con tareas y comprobaciones",
                      "solutions": "notebook de soluciones", "solutions_script": "script de soluciones"},
             "downloads": "Llévate esta página: {links}. A cada uno solo le hace falta torch {torch} "
-                         "(<code>pip install torch=={torch} jupyter</code>).",
+                         "(<code>pip install torch=={torch} jupyter</code>; en Linux, añade " + CPU_INDEX + " "
+                         "para instalar la versión para CPU con la que se ejecutó esta página: la del índice de "
+                         "paquetes para Linux es una versión para CUDA, que en algunos bloques imprime otro número "
+                         "de versión y otras filas de CUDA).",
             "downloads_with": "Llévate esta página: {links}. Cada uno funciona con torch {torch} y {needs}, que "
                               "importa una función de torch de esta página (<code>pip install torch=={torch} "
-                              "{needs} jupyter</code>).",
+                              "{needs} jupyter</code>; en Linux, añade " + CPU_INDEX + " para instalar la versión "
+                              "para CPU con la que se ejecutó esta página: la del índice de paquetes para Linux es una "
+                              "versión para CUDA, que en algunos bloques imprime otro número de versión y otras filas "
+                              "de CUDA).",
         },
 }
 
