@@ -13,6 +13,7 @@ from snippets.autograd.predict import ops_under_inference_mode, view_versions
 from snippets.custom_ops.dispatch_table import other_registrations
 from snippets.custom_ops.record_ops import RecordOps
 from snippets.running_example import running_example
+from tests.pinned_source import tag_lines
 
 TORCH = Path(torch.__file__).parent
 
@@ -55,9 +56,9 @@ def test_a_saved_output_is_another_object_over_the_same_memory():
 
 def test_the_dispatcher_drops_fallthrough_keys_before_picking_one():
     """The rule the page quotes, at the line it links (the installed header is the v2.13.0 one)."""
-    header = (TORCH / "include/ATen/core/dispatch/DispatchKeyExtractor.h").read_text().splitlines()
+    header = tag_lines("include/ATen/core/dispatch/DispatchKeyExtractor.h")
     assert header[24].startswith("inline DispatchKeySet computeDispatchKeySet(")  # L25
-    assert header[46].strip() == "return (((ks | local.included_) - local.excluded_) & key_mask);"  # L47
+    assert header[45].strip() == "return (((ks | local.included_) - local.excluded_) & key_mask);"  # L46
     assert torch.__version__.startswith("2.13.0")
     for op in ("aten::linear", "aten::addmm"):
         table = dispatch_table(op)
@@ -66,7 +67,7 @@ def test_the_dispatcher_drops_fallthrough_keys_before_picking_one():
 
 
 def test_the_engine_header_lines_the_gpu_section_quotes():
-    lines = (TORCH / "include/torch/csrc/autograd/engine.h").read_text().splitlines()[224:237]
+    lines = tag_lines("include/torch/csrc/autograd/engine.h")[223:236]  # L224-L236
     assert lines[0].strip() == "// start device threads (CUDA, XLA, etc.) in Engine,"
     assert lines[1].strip() == "// note that it does NOT start CPU thread."
     assert "device_ready_queues_;" in lines[-1]

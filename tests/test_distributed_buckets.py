@@ -15,6 +15,7 @@ from snippets.distributed.observe import gloo_calls, profiled, said
 from snippets.distributed.pipeline import pp_rank
 from snippets.distributed.ranks import process_group
 from snippets.distributed.workload import local_batch, loss_of, two_layers, unsplit_step
+from tests.pinned_source import tag_lines
 
 TORCH = Path(torch.__file__).parent
 PAGES = [Path(__file__).resolve().parents[1] / "docs" / lang / "theory" / "04-distributed.md" for lang in ("en", "es")]
@@ -100,7 +101,7 @@ def test_options_change_the_buckets_find_unused_parameters_and_an_explicit_cap()
 
 
 def _line(relative, number):
-    return (TORCH / relative).read_text().splitlines()[number - 1]
+    return tag_lines(relative)[number - 1]
 
 
 def test_the_linked_source_lines_say_what_the_page_says():
@@ -110,15 +111,15 @@ def test_the_linked_source_lines_say_what_the_page_says():
     assert "dist._DEFAULT_FIRST_BUCKET_BYTES if is_using_default" in _line(ddp, 109)
     assert "self.reducer._rebuild_buckets()" in _line(ddp, 1775)
     assert _line(ddp, 31) == "_DEFAULT_BUCKET_CAP_MB = 25"
-    assert "void sync_bucket_indices(" in _line("include/torch/csrc/distributed/c10d/reducer.hpp", 304)
+    assert "void sync_bucket_indices(" in _line("include/torch/csrc/distributed/c10d/reducer.hpp", 303)
     assert "colwise shard weight/bias to Shard(0)" in _line("distributed/tensor/parallel/style.py", 122)
     nccl = "include/torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp"
-    assert "CUDA streams used by NCCL kernels" in _line(nccl, 1401) and "ncclStreams_" in _line(nccl, 1402)
+    assert "CUDA streams used by NCCL kernels" in _line(nccl, 1400) and "ncclStreams_" in _line(nccl, 1401)
     assert "separate streams" in _line("distributed/fsdp/_fully_shard/_fsdp_param_group.py", 123)
     for page in PAGES:
         text = page.read_text()
-        for link in ("distributed.py#L154", "distributed.py#L109", "distributed.py#L1775", "reducer.hpp#L304",
-                     "style.py#L122", "ProcessGroupNCCL.hpp#L1401", "_fsdp_param_group.py#L123"):
+        for link in ("distributed.py#L154", "distributed.py#L109", "distributed.py#L1775", "reducer.hpp#L303",
+                     "style.py#L122", "ProcessGroupNCCL.hpp#L1400", "_fsdp_param_group.py#L123"):
             assert link in text
 
 

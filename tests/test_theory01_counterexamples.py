@@ -15,9 +15,9 @@ from hood.capture.ops import OpLog
 from hood.stdout import printed
 from snippets.dispatcher import composites_unfolded, masked, predict
 from snippets.running_example import running_example
+from tests.pinned_source import tag_lines
 
 ROOT = Path(__file__).resolve().parents[1]
-HEADERS = Path(torch.__file__).parent / "include"
 
 
 def quiet(fn, *args):
@@ -38,9 +38,9 @@ def test_the_fallthrough_mask_decides_where_a_call_starts():
 
 
 def test_the_cited_line_masks_the_fallthrough_keys():
-    """The page links DispatchKeyExtractor.h line 47 at v2.13.0; the installed header is that file."""
-    lines = (HEADERS / "ATen/core/dispatch/DispatchKeyExtractor.h").read_text().splitlines()
-    assert lines[46].strip() == "return (((ks | local.included_) - local.excluded_) & key_mask);"
+    """The page links DispatchKeyExtractor.h line 46 at v2.13.0; the installed header is that file."""
+    lines = tag_lines("include/ATen/core/dispatch/DispatchKeyExtractor.h")
+    assert lines[45].strip() == "return (((ks | local.included_) - local.excluded_) & key_mask);"
     assert "nonFallthroughKeys_" in "\n".join(lines[170:200])
 
 

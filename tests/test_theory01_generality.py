@@ -27,8 +27,8 @@ from hood.capture.tables import table_rows
 from hood.stdout import captured_stdout, printed
 from snippets.dispatcher import key_stack
 from snippets.running_example import running_example
+from tests.pinned_source import tag_lines
 
-HEADERS = Path(torch.__file__).parent / "include"
 K, S = torch._C.DispatchKey, torch._C.DispatchKeySet
 MATMUL_BMM = ["aten::expand", "aten::view", "aten::expand", "aten::view", "aten::bmm", "aten::_unsafe_view"]
 MATMUL_FOLDED = ["aten::clone", "aten::_unsafe_view", "aten::mm", "aten::_unsafe_view"]
@@ -85,10 +85,10 @@ def test_the_printer_lists_one_key_or_every_operator():
 
 
 def test_the_cited_line_guards_the_dispatch_trace():
-    """Dispatcher.h line 781 (v2.13.0, the installed header): a debug build or HAS_TORCH_SHOW_DISPATCH_TRACE."""
-    lines = (HEADERS / "ATen/core/dispatch/Dispatcher.h").read_text().splitlines()
-    assert lines[780].strip() == "#if defined(HAS_TORCH_SHOW_DISPATCH_TRACE) || !defined(NDEBUG)"
-    assert "show_dispatch_trace()" in lines[782]
+    """Dispatcher.h line 780 (v2.13.0, the installed header): a debug build or HAS_TORCH_SHOW_DISPATCH_TRACE."""
+    lines = tag_lines("include/ATen/core/dispatch/Dispatcher.h")
+    assert lines[779].strip() == "#if defined(HAS_TORCH_SHOW_DISPATCH_TRACE) || !defined(NDEBUG)"
+    assert "show_dispatch_trace()" in lines[781]
 
 
 def masked_start(op: str, tensor: torch.Tensor) -> tuple[str, str]:
@@ -141,10 +141,10 @@ def test_autocast_keys_are_keys_of_their_own_above_autograd():
     for name in autocast:
         for autograd in (K.AutogradCPU, K.AutogradCUDA, K.AutogradOther):
             assert (S(getattr(K, name)) | S(autograd)).highestPriorityTypeId() == getattr(K, name)
-    lines = (HEADERS / "c10/core/DispatchKey.h").read_text().splitlines()
-    assert lines[318].strip() == "AutogradFunctionality,"
-    assert lines[331].strip() == "// TODO: make Autocast a functionality key"
-    assert [line.strip().rstrip(",") for line in lines[334:346] if line.strip().startswith("Autocast")] == [
+    lines = tag_lines("include/c10/core/DispatchKey.h")  # L318-L345
+    assert lines[317].strip() == "AutogradFunctionality,"
+    assert lines[330].strip() == "// TODO: make Autocast a functionality key"
+    assert [line.strip().rstrip(",") for line in lines[333:345] if line.strip().startswith("Autocast")] == [
         "AutocastCPU", "AutocastMTIA", "AutocastMAIA", "AutocastXPU", "AutocastIPU", "AutocastHPU", "AutocastXLA",
         "AutocastMPS", "AutocastCUDA", "AutocastPrivateUse1"]
 
