@@ -271,3 +271,54 @@ def test_cell_stands_for_the_block_that_defined_the_code_not_the_block_shown(tmp
         for release in RELEASES:
             text = " ".join((ROOT / "docs" / language / "releases" / f"{release}.md").read_text().split())
             assert sentence in text and "own file name" not in text and "propio bloque" not in text
+
+
+@pytest.mark.usefixtures("like_a_block")
+def test_the_integer_division_flag_is_four_kernel_lines_two_above_and_two_below_every_cited_line():
+    """So the cited kernel lines move by two, not four: the flag's other two lines close the kernel."""
+    from snippets.lab03.annotated_kernel import listing, place_notes
+    from snippets.lab03.compile_head import compile_head
+
+    with torch._inductor.config.patch({"cpp.threads": 2}), contextlib.redirect_stdout(io.StringIO()):
+        head_code, _ = compile_head()
+    kernel = listing(head_code, "kernel")
+    flag = [n for n, line in enumerate(kernel, 1) if "integer_div_error" in line]
+    cited = {n for note in place_notes(head_code) for n in note.lines["kernel"]}
+    assert len(kernel) == 73 and len(flag) == 4
+    assert flag[:2] == [n for n in flag if n < min(cited)] and flag[2:] == [n for n in flag if n > max(cited)]
+    note = RELEASES["2.12.1"].notes["labs/03-compile-and-survey.md#annotated-kernel"]
+    assert "two lines at its top and two at its end, below every line cited" in note["en"]
+    assert "dos líneas al principio y dos al final, por debajo de todas las líneas citadas" in note["es"]
+
+
+@pytest.mark.usefixtures("like_a_block")
+def test_backward_of_forward_node_marks_nodes_the_backward_traced_even_those_the_forward_graph_computes():
+    """2.13.0 already tags them (autograd_backward): from detach_1 on, though the partitioner computes detach_1 and
+    t_1 in the forward. 2.14.1 prints its new comment above detach_1, tagged fw, and inside lab 03's forward graph."""
+    from snippets.compile.aot_graphs import aot_graphs
+    from snippets.compile.aot_partition import side_of_each_node
+    from snippets.compile.heads import TinyHead, head
+    from snippets.running_example import running_example
+
+    graphs = aot_graphs(head, *running_example())
+    side = side_of_each_node(graphs)
+    traced = [n.name for n in graphs["joint"].graph.nodes if n.meta.get("autograd_backward")]
+    assert traced[:3] == ["detach_1", "_softmax_backward_data", "t_1"]
+    assert side["detach_1"] == side["t_1"] == "fw"
+    torch._dynamo.reset()
+    forward = aot_graphs(TinyHead(), torch.randn(2, 64))["forward"]
+    assert [n.name for n in forward.graph.nodes if n.meta.get("autograd_backward")] == ["detach_1"]
+    joint = RELEASES["2.14.1"].entries["theory/03-compile.md#aot-graphs"].output.splitlines()
+    at = next(i for i, line in enumerate(joint) if "# Backward of forward node:" in line)
+    assert joint[at + 1].startswith("fw         detach_1:")
+    lab = RELEASES["2.14.1"].entries["labs/03-compile-and-survey.md#head-graphs"].output
+    forward_part = lab.split("forward graph")[1].split("-----")[0]
+    assert "# Backward of forward node:" in forward_part and "detach_1: " in forward_part
+    notes = RELEASES["2.14.1"].notes
+    for key, en, es in (
+            ("theory/03-compile.md#aot-graphs", "ties the nodes the backward traced to the forward line; the first, "
+             "detach_1, is tagged fw", "ata los nodos que trazó el backward a la línea del forward; el primero, "
+             "detach_1, lleva fw"),
+            ("labs/03-compile-and-survey.md#head-graphs", "annotates the nodes the backward traced",
+             "anota los nodos que trazó el backward")):
+        assert en in notes[key]["en"] and es in notes[key]["es"], key
