@@ -231,7 +231,7 @@ def test_an_autograd_cuda_row_can_change_with_the_build_for_an_op_with_no_cuda_k
     assert lines[-1].strip() == "CompositeImplicitAutograd: math_mish_backward"
     anchor = "blob/v2.13.0/aten/src/ATen/native/native_functions.yaml#L5252-L5257"
     said = {"en": ("for `add` and `mm`", "so there that row can change with the build"),
-            "es": ("para `add` y `mm`", "así que ahí esa fila puede cambiar con la versión para CUDA")}
+            "es": ("para `add` y `mm`", "así que ahí esa fila puede cambiar por ser una versión para CUDA")}
     for language in said:
         for release in RELEASES:
             text = " ".join((ROOT / "docs" / language / "releases" / f"{release}.md").read_text().split())
