@@ -503,6 +503,22 @@ def test_writes_that_bypass_the_dispatcher_refuse_a_tensor_that_requires_grad():
     h.sum().backward()  # no version error
 
 
+
+def test_numpy_refuses_a_tensor_that_requires_grad_only_with_grad_mode_on_and_without_force():
+    """apply_ and map_ refuse h even under no_grad; numpy() hands back h's own memory under no_grad or with
+    force=True, and a write there adds nothing: the backward runs on the new values."""
+    W = torch.tensor([0.5, 1.0], requires_grad=True)
+    h = (W * 2).exp()  # exp saves h
+    with torch.no_grad():
+        for write in (lambda t: t.apply_(lambda v: v), lambda t: t.map_(torch.ones(2), lambda a, c: a)):
+            with pytest.raises(RuntimeError, match="on Variable that requires grad"):
+                write(h)
+        h.numpy()[0] = 5.0
+    h.numpy(force=True)[1] = 7.0
+    assert h.requires_grad and h._version == 0 and h.tolist() == [5.0, 7.0]
+    h.sum().backward()  # no version error
+    assert W.grad.tolist() == [10.0, 14.0]  # 2 * h, with the written values
+
 def test_passing_at_ad_inplace_or_view_is_not_enough_a_foreach_step_still_adds_one():
     """Fused and foreach operators both fall through ADInplaceOrView; the foreach CPU kernel calls add_ per tensor,
     which bumps the counter, so a foreach optimizer step on a saved weight fails at backward, a fused one does not."""
