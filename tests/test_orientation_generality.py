@@ -687,7 +687,7 @@ def test_make_check_keeps_some_small_site_builds_and_the_reading_guides_ranks():
     assert "build_in_process" in calls["test_build_in_process"] and "run_ranks" in calls["test_reading_outputs"]
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert '-m "not site and not build and not audit and not browser and not distributed and not notebooks"' in makefile
-    assert "A few quick small-site builds and the reading guide's two ranks, in other modules, stay in" in _readme()
+    assert "A few quick small-site builds, the reading guide's two ranks and two Chromium tests" in _readme()
 
 
 def test_the_default_linux_wheel_makes_a_download_differ_and_a_right_answer_check_wrong():
@@ -705,7 +705,7 @@ def test_the_default_linux_wheel_makes_a_download_differ_and_a_right_answer_chec
     checks = [c.source for c in notebooks.cells(exercise.split("#")[0], "en", learner=True)
               if c.role == "check" and c.block == "exercise-1"]
     assert len(checks) == 1 and cpu_row in checks[0]
-    assert "so under torch's CPU wheel they print what the page shows" in _readme()
+    assert "so under torch's CPU wheel, in Python 3.11 on an x86-64 Linux CPU with AVX2" in _readme()
     assert "and lab 00's first exercise then checks as *wrong*" in _readme()
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
@@ -751,3 +751,104 @@ def test_the_figure_preview_takes_the_theme_from_the_last_build_and_the_browser_
     assert "tmp_path_factory.mktemp(" in source and "shots/" not in source
     assert "takes the theme's stylesheets from the last build in `site/`" in _readme()
     assert "screenshots every figure of the built site into pytest's temporary folder" in _readme()
+
+
+def test_the_measuring_blocks_and_other_releases_outputs_are_shown_without_being_compared():
+    """README, opening: a profile's operator shares are printed by an untraced block, and the lens boxes show
+    outputs another release printed, read from records, not produced by the pinned torch."""
+    drill = (ROOT / "snippets" / "lab00" / "drill.py").read_text(encoding="utf-8")
+    assert "drill-profile" in TIMINGS and not (ROOT / "traces" / "labs" / "00-trace-the-dispatcher" /
+                                               "drill-profile.txt").exists()
+    assert "operator rows over" in drill and "of self CPU time" in drill
+    shown = [entry for release in lens.load(ROOT / "traces" / lens.LENS_DIR) for entry in release.entries.values()
+             if not entry.matched and entry.output]
+    assert shown and not torch.__version__.startswith(("2.12.1", "2.14.1"))
+    assert "Two kinds of output are not compared: the few blocks that measure time" in _readme()
+    assert "what another torch release prints is shown from the records" in _readme()
+
+
+DIS_HEAD = ("import dis\nimport os as torch\nimport os as F\n\n\ndef head(x, W, b):\n"
+            "    return torch.softmax(F.linear(x, W, b), dim=-1)\n\n\n"
+            "for ins in dis.get_instructions(head):\n    print(f\"  {ins.opname:<13} {ins.argrepr}\".rstrip())\n")
+"""`head`'s bytecode as theory 03's dynamo-graph block prints it, with modules standing in for torch and F."""
+
+
+def test_a_download_prints_the_pages_bytecode_in_python_3_11_only_and_its_kernels_with_avx2_only():
+    """README, the course without the site: theory 03 prints Python 3.11's bytecode (PRECALL, which Python 3.12
+    removed), and with simdlen 256 Inductor finds no vector ISA on a Mac or on a CPU without AVX2. Any other
+    Python found on this machine prints other bytecode."""
+    import dis
+    import subprocess
+    from unittest import mock
+
+    from torch._inductor import cpu_vec_isa
+
+    trace = trace_body(ROOT / "traces" / "theory" / "03-compile" / "dynamo-graph.txt")
+    bytecode = trace.split("\n", 1)[1].split("\u27e6")[0]
+    here = subprocess.run([sys.executable, "-c", DIS_HEAD], capture_output=True, text=True, check=True).stdout
+    assert here == bytecode and "PRECALL" in bytecode and "PRECALL" in dis.opmap and sys.version_info[:2] == (3, 11)
+    others = [*Path("/usr/bin").glob("python3.1[234]"), *Path.home().glob(".pyenv/versions/3.1[234]*/bin/python")]
+    for python in others:
+        printed = subprocess.run([python, "-c", DIS_HEAD], capture_output=True, text=True, check=True).stdout
+        assert printed.startswith("  RESUME") and "PRECALL" not in printed and printed != bytecode, python
+    kernel = trace_body(ROOT / "traces" / "theory" / "03-compile" / "inductor-code.txt")
+    assert "at::vec::Vectorized" in kernel
+    import torch._inductor.config as inductor_config
+
+    with inductor_config.patch({"cpp.simdlen": 256}):
+        try:
+            for patch in (mock.patch.object(sys, "platform", "darwin"),
+                          mock.patch.object(cpu_vec_isa, "x86_isa_checker", lambda: [])):
+                cpu_vec_isa.valid_vec_isa_list.cache_clear()
+                with patch:
+                    assert not cpu_vec_isa.pick_vec_isa()  # scalar loops: tests/test_compile_aot_inductor.py
+        finally:
+            cpu_vec_isa.valid_vec_isa_list.cache_clear()
+    assert "another Python prints other bytecode in theory 03, and a Mac or a CPU without AVX2" in _readme()
+
+
+def test_theory_01s_cpp_block_raises_without_ninja_which_neither_torch_nor_the_pins_install(tmp_path):
+    """README, two commands and downloads: with a C++ compiler but no `ninja` on PATH, theory 01's load_inline
+    raises before compiling; torch's requirements and the project's pins hold no ninja."""
+    import importlib.metadata
+    import subprocess
+    import tomllib
+
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("g++", "c++", "gcc", "cc"):
+        (tools / name).symlink_to(f"/usr/bin/{name}")
+    env = {"HOME": str(tmp_path), "PATH": str(tools), "TORCH_EXTENSIONS_DIR": str(tmp_path / "ext"),
+           "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}"}
+    run = subprocess.run([sys.executable, "-c", "from snippets.dispatcher.cpp_registration import "
+                          "compile_and_register\ncompile_and_register()"], cwd=ROOT, env=env, capture_output=True,
+                         text=True, check=False, timeout=60)
+    assert run.returncode != 0 and "RuntimeError: Ninja is required to load C++ extensions" in run.stderr
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pins = pyproject["dependencies"] + [pin for group in pyproject["optional-dependencies"].values() for pin in group]
+    assert not [r for r in (importlib.metadata.requires("torch") or []) + pins if r.lower().startswith("ninja")]
+    assert '--8<-- "dispatcher/cpp_registration.py:body"' in (
+        ROOT / "docs" / "en" / "theory" / "01-dispatcher-and-aten.md").read_text(encoding="utf-8")
+    assert "On a fresh machine with Python 3.11, a C++ compiler, `ninja`" in _readme()
+    assert "Theory 01's also need `ninja` (`pip install ninja`)" in _readme()
+
+
+def test_make_check_runs_the_search_indexs_chromium_tests_and_does_not_install_chromium():
+    """README, make check: the search index's module is not marked `browser`, yet two of its tests take the
+    Chromium fixture; the `check` target, unlike `test`, does not depend on `browser`."""
+    import inspect
+
+    from tests import test_browser, test_search_index
+    from tests.conftest import MARKED_MODULES
+
+    assert "test_search_index" not in set().union(*MARKED_MODULES.values())
+    chromium = [name for name, test in vars(test_search_index).items() if name.startswith("test_")
+                and "browser" in inspect.signature(test).parameters]
+    assert len(chromium) == 2 and test_search_index.browser is test_browser.browser
+    assert "executable_path=CHROMIUM" in inspect.getsource(test_browser.browser) and test_browser.CHROMIUM == (
+        "/usr/bin/chromium")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^check: \$\(STAMP\)$", makefile, re.MULTILINE)
+    assert re.search(r"^test: \$\(STAMP\) browser$", makefile, re.MULTILINE)
+    assert "so `make check` needs `/usr/bin/chromium` too, which only `make test` installs" in _readme()
+
