@@ -831,6 +831,10 @@ def test_theory_01s_cpp_block_raises_without_ninja_which_neither_torch_nor_the_p
         ROOT / "docs" / "en" / "theory" / "01-dispatcher-and-aten.md").read_text(encoding="utf-8")
     assert "On a fresh machine with Python 3.11, a C++ compiler, `ninja`" in _readme()
     assert "Theory 01's also need `ninja` (`pip install ninja`)" in _readme()
+    for language, said in (("en", "`load_inline` also needs `ninja`, which torch does not install"),
+                           ("es", "`load_inline` necesita además `ninja`, que torch no instala")):
+        page = ROOT / "docs" / language / "theory" / "01-dispatcher-and-aten.md"
+        assert said in " ".join(page.read_text(encoding="utf-8").split())
 
 
 def test_make_check_runs_the_search_indexs_chromium_tests_and_does_not_install_chromium():
