@@ -468,6 +468,30 @@ def test_an_in_place_op_saves_a_copy_of_an_input_it_overwrites_and_needs():
     assert y.grad_fn._saved_result.data_ptr() == y.data_ptr()
 
 
+def test_mul_copies_the_tensor_it_writes_into_only_when_the_other_factor_requires_grad():
+    """y.mul_(w) with a w that needs no gradient clones nothing: only w's gradient needs the old y."""
+    a = torch.randn(3, requires_grad=True)
+    for w, copied in ((torch.randn(3), False), (torch.randn(3, requires_grad=True), True)):
+        y = a * 1
+        with RecordOps() as rec:
+            y.mul_(w)
+        assert ("aten.clone.default" in rec.ops) is copied
+        assert (y.grad_fn._saved_self is not None) is copied and y.grad_fn._saved_other is w
+
+
+def test_an_out_call_is_refused_at_once_when_any_argument_requires_grad():
+    """The out= tensor t needs no grad (mul saved it for w's gradient); an input that requires grad is enough."""
+    w, t, a = torch.randn(3, requires_grad=True), torch.randn(3), torch.randn(3, requires_grad=True)
+    y = t * w  # saves t
+    with pytest.raises(RuntimeError, match="out=... arguments don't support automatic differentiation"):
+        torch.mul(a, 2, out=t)
+    assert t._version == 0
+    with torch.no_grad():
+        torch.mul(a, 2, out=t)
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        y.sum().backward()
+
+
 def test_an_in_place_op_copies_only_the_argument_it_writes_into():
     """y.mul_(y) clones its self, once; its other is the overwritten y itself, so the backward raises."""
     a = torch.randn(3, requires_grad=True)
