@@ -60,7 +60,9 @@ def test_the_annotation_fails_when_the_kernel_changes(compiled):
                     dataclasses.replace(head_code, kernels={KERNEL: scalar}),
                     dataclasses.replace(head_code, call=with_buf2)):
         assert any(not ok for _, checks in annotate(changed) for _, ok, _ in checks)
-    assert "FAILED" in render_annotation(annotate(dataclasses.replace(head_code, call=with_buf2)))
+    failing = render_annotation(annotate(dataclasses.replace(head_code, call=with_buf2)))
+    assert "[FAILED]" in localize(failing, "en") and "[FALLO]" in localize(failing, "es")
+    assert "FAILED" not in localize(failing, "es")
 
 
 def test_three_passes_and_a_scratch_array_instead_of_a_buffer(compiled):

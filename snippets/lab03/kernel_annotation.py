@@ -144,7 +144,7 @@ def render_annotation(results) -> str:
     for n, (claim, checks) in enumerate(results, 1):
         out.append(f"{n}. {claim.title}. {claim.text}")
         for check, ok, hits in checks:
-            mark = "ok " if ok else "FAILED"
+            mark = "ok " if ok else words(en="FAILED", es="FALLO")
             times = (words(en="no line", es="ninguna línea") if check.count == 0
                      else words(en=f"{len(hits)} line(s)", es=f"{len(hits)} línea(s)"))
             evidence = "  " + words(en="e.g.", es="p. ej.") + f" {hits[0]}" if hits else ""
