@@ -5,6 +5,7 @@ lab, fused attention as a native operator, non-differentiable operations, and Ad
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import sys
 from pathlib import Path
@@ -829,7 +830,7 @@ def test_theory_01s_cpp_block_raises_without_ninja_which_neither_torch_nor_the_p
     assert not [r for r in (importlib.metadata.requires("torch") or []) + pins if r.lower().startswith("ninja")]
     assert '--8<-- "dispatcher/cpp_registration.py:body"' in (
         ROOT / "docs" / "en" / "theory" / "01-dispatcher-and-aten.md").read_text(encoding="utf-8")
-    assert "On a fresh machine with Python 3.11, a C++ compiler, `ninja`" in _readme()
+    assert "kernels against `Python.h`), a C++ compiler, `ninja` (Debian's `ninja-build`" in _readme()
     assert "Theory 01's also need `ninja` (`pip install ninja`)" in _readme()
     for language, said in (("en", "`load_inline` also needs `ninja`, which torch does not install"),
                            ("es", "`load_inline` necesita además `ninja`, que torch no instala")):
@@ -856,3 +857,85 @@ def test_make_check_runs_the_search_indexs_chromium_tests_and_does_not_install_c
     assert re.search(r"^test: \$\(STAMP\) browser$", makefile, re.MULTILINE)
     assert "so `make check` needs `/usr/bin/chromium` too, which only `make test` installs" in _readme()
 
+
+HEADERLESS = ("import sys, sysconfig\nfound = sysconfig.get_path\n"
+              "sysconfig.get_path = lambda name, *a, **k: sys.argv[1] if name == 'include' else found(name, *a, **k)\n"
+              "from snippets.dispatcher.cpp_registration import compile_and_register\ncompile_and_register()\n")
+"""Theory 01's C++ block in a Python whose headers torch cannot find (the folder `sys.argv[1]` holds no Python.h)."""
+
+
+def test_the_cpp_builds_need_pythons_headers_and_debian_ships_them_and_venv_in_their_own_packages(tmp_path):
+    """README, two commands and downloads: load_inline compiles torch/extension.h, which includes Python.h, and
+    Inductor's CPU kernels come with Python bindings that include it too; on Debian, Python.h and ensurepip (which
+    `python3.11 -m venv` runs) are not in the python3.11 package."""
+    import shutil
+    import subprocess
+
+    from torch._inductor.codecache import CppPythonBindingsCodeCache
+
+    (tmp_path / "include").mkdir()
+    env = {**os.environ, "TORCH_EXTENSIONS_DIR": str(tmp_path / "ext"), "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}"}
+    run = subprocess.run([sys.executable, "-c", HEADERLESS, str(tmp_path / "include")], cwd=ROOT, env=env,
+                         capture_output=True, text=True, check=False, timeout=120)
+    assert run.returncode != 0 and "Python.h: No such file or directory" in run.stdout + run.stderr
+    assert "#include <Python.h>" in CppPythonBindingsCodeCache.suffix_template
+    assert "async_compile.cpp_pybinding(" in trace_body(ROOT / "traces" / "theory" / "03-compile" / "torch-logs.txt")
+    header = Path("/usr/include/python3.11/Python.h")
+    if shutil.which("dpkg") and header.exists():  # a Debian machine with the headers installed
+        owner = subprocess.run(["dpkg", "-S", str(header)], capture_output=True, text=True, check=True).stdout
+        assert owner.startswith("libpython3.11-dev:")
+        depends = subprocess.run(["dpkg", "-s", "python3.11-dev"], capture_output=True, text=True).stdout
+        assert "libpython3.11-dev " in depends
+        ensurepip = subprocess.run(["dpkg", "-S", "/usr/lib/python3.11/ensurepip/__init__.py"], capture_output=True,
+                                   text=True, check=True).stdout
+        assert ensurepip.startswith("python3.11-venv:")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "$(PYTHON) -m venv $(VENV)" in makefile
+    assert "(Debian's `python3.11-venv` and `python3.11-dev`" in _readme()
+    assert "a C++ compiler and Python's headers (`Python.h`, which torch compiles extensions and Inductor's" in (
+        _readme())
+
+
+def test_make_benchs_builds_are_not_check_builds(tmp_path):
+    """README: `make bench` times lenient builds (HOOD_CHECK=off) and one with execution off, which runs no block
+    and so compares no trace; neither fails on drift."""
+    import ast
+
+    from hood.engine.settings import Settings
+    from tools import bench
+    from tools.sandbox import build_env
+
+    tree = ast.parse(Path(bench.__file__).read_text(encoding="utf-8"))
+    modes = {keyword.value.value for node in ast.walk(tree) if isinstance(node, ast.Call)
+             for keyword in node.keywords if keyword.arg == "mode"}
+    assert modes == {"lenient", "no-exec"}
+    assert build_env(tmp_path, mode="lenient", cache=True)["HOOD_CHECK"] == "off"
+    assert not Settings.from_options(tmp_path, check="off").check
+    assert build_env(tmp_path, mode="no-exec", cache=False)["HOOD_EXECUTE"] == "off"
+    from hood.engine import build
+
+    state = build.BuildState.start(Settings.from_options(tmp_path, execute="off"), ["en"])
+    state.page, state.language = "p.md", "en"
+    assert build.run_block("print(1)\n", id="b", state=state, traced=True, boxes=[]) == "" and not state.checks
+    state.engine.close()
+    assert "and those `make bench` times (with `HOOD_CHECK=off`, or no block run), is a check build" in _readme()
+
+
+def test_the_course_checks_pass_on_a_page_whose_output_no_paragraph_reads(monkeypatch):
+    """README, the shape of a page: theory 00 with the prose after its first output cut up to the next heading
+    still passes every check of tests/test_course.py."""
+    from tests import test_course
+    from tools.pages import fences
+
+    lines = test_course.page_lines("en", PAGE)
+    end = next(f.fence.end for f in fences(lines) if f.option("id") == "first-look")
+    heading = next(i for i in range(end + 1, len(lines)) if lines[i].startswith("#"))
+    assert any(line.strip() and not line.startswith(("#", "```")) for line in lines[end + 1:heading])
+    unread = [*lines[:end + 1], "", *lines[heading:]]
+    monkeypatch.setattr(test_course, "page_lines", lambda language, page: unread)
+    test_course.test_a_theory_page_opens_with_its_frame("en", PAGE)
+    test_course.test_a_theory_page_ends_with_a_summary_questions_and_reading("en", PAGE)
+    test_course.test_every_code_box_a_reader_sees_is_at_most_thirty_lines(PAGE)
+    test_course.test_no_file_is_included_twice_on_a_page(PAGE)
+    test_course.test_an_output_over_forty_lines_is_collapsed_behind_a_summary("en", PAGE)
+    assert "no test looks for the paragraph that reads an output" in _readme()
