@@ -939,3 +939,33 @@ def test_the_course_checks_pass_on_a_page_whose_output_no_paragraph_reads(monkey
     test_course.test_no_file_is_included_twice_on_a_page(PAGE)
     test_course.test_an_output_over_forty_lines_is_collapsed_behind_a_summary("en", PAGE)
     assert "no test looks for the paragraph that reads an output" in _readme()
+
+
+def test_make_serve_sees_no_template_edit_and_renders_no_unchanged_page_after_a_config_edit(tmp_path):
+    """README, make serve: the server watches no `overrides/` (no `--watch-theme`), and its dirty rebuild after an
+    edit of `mkdocs.yml` (or a template) leaves a page whose source and includes are older than its output as it was."""
+    import inspect
+
+    from mkdocs.structure.files import File
+
+    from hood import mkdocs_plugin
+    from hood.engine.build import remove_stale_outputs
+    from tools import serve
+
+    args = serve.mkdocs_args(ROOT, "127.0.0.1:8000")
+    assert "--dirty" in args and "--watch-theme" not in args
+    assert not [arg for arg in args if "overrides" in arg]
+    assert "[_root(config) / glossary.GLOSSARY_FILE]" in inspect.getsource(mkdocs_plugin.HoodPlugin.on_files)
+    source, output = tmp_path / "docs" / "p.md", tmp_path / "site" / "p" / "index.html"
+    source.parent.mkdir()
+    output.parent.mkdir(parents=True)
+    source.write_text("# P\n", encoding="utf-8")
+    output.write_text("<html></html>\n", encoding="utf-8")
+    os.utime(source, (1, 1))
+    for edited in (tmp_path / "mkdocs.yml", tmp_path / "overrides" / "theme" / "main.html"):
+        edited.parent.mkdir(parents=True, exist_ok=True)
+        edited.write_text("edited\n", encoding="utf-8")
+    remove_stale_outputs([(source, output)], [tmp_path / "glossary.yml"], [tmp_path / "snippets"])
+    assert output.is_file()
+    assert not File("p.md", str(source.parent), str(tmp_path / "site"), use_directory_urls=True).is_modified()
+    assert "It does not watch `overrides/`, and after an edit of `mkdocs.yml` it renders no page" in _readme()
