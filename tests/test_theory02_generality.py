@@ -492,6 +492,21 @@ def test_an_out_call_is_refused_at_once_when_any_argument_requires_grad():
         y.sum().backward()
 
 
+
+def test_an_out_call_of_an_operator_with_no_derivative_is_let_through():
+    """torch.eq(x, y, out=t) with x requiring grad writes into a saved t (the backward then fails) and into a leaf;
+    sign, which has a derivative, is refused."""
+    x, w, t = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True), torch.randn(3)
+    y = t * w  # saves t
+    torch.eq(x, x, out=t)
+    assert t._version == 1 and t.tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        y.sum().backward()
+    torch.eq(x, x, out=w)
+    assert w.is_leaf and w.requires_grad and w._version == 1
+    with pytest.raises(RuntimeError, match="out=... arguments don't support automatic differentiation"):
+        torch.sign(x, out=torch.zeros(3))
+
 def test_an_in_place_op_copies_only_the_argument_it_writes_into():
     """y.mul_(y) clones its self, once; its other is the overwritten y itself, so the backward raises."""
     a = torch.randn(3, requires_grad=True)
