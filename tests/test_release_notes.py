@@ -322,3 +322,36 @@ def test_backward_of_forward_node_marks_nodes_the_backward_traced_even_those_the
             ("labs/03-compile-and-survey.md#head-graphs", "annotates the nodes the backward traced",
              "anota los nodos que trazó el backward")):
         assert en in notes[key]["en"] and es in notes[key]["es"], key
+
+
+@pytest.mark.usefixtures("like_a_block")
+def test_the_tiny_kernel_without_openmp_carries_the_four_line_flag_too():
+    """reading-outputs' kernel has no parallel region, yet 2.13.0 writes the flag: 24 lines, 20 without it."""
+    from snippets.reading.compiled import compile_tiny
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        _, generated = compile_tiny()
+    (source,) = inductor_output(generated).kernels.values()
+    lines = source.splitlines()
+    assert "omp" not in source and len(lines) == 24
+    assert len([line for line in lines if "integer_div_error" in line]) == 4
+    assert "a kernel 4 lines shorter without the integer-division error flag" in RELEASES["2.12.1"].notes[
+        "reference/reading-outputs.md#inductor-wrapper"]["en"]
+
+
+@pytest.mark.usefixtures("like_a_block")
+def test_the_partitioner_marks_the_sin_it_recomputes_as_a_backward_node():
+    """In the joint graph sin is a forward node; its copy in the backward graph carries autograd_backward, so 2.14.1
+    prints "Backward of forward node" right above it."""
+    from snippets.compile.recompute import recomputed_in_backward
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        graphs = recomputed_in_backward()
+    joint = {n.name: n.meta.get("autograd_backward") for n in graphs["joint"].graph.nodes if n.op == "call_function"}
+    backward = [(n.name, n.meta.get("autograd_backward")) for n in graphs["backward"].graph.nodes
+                if n.op == "call_function"]
+    assert joint["sin"] is None and backward[0] == ("sin", True) and all(mark for _, mark in backward)
+    output = RELEASES["2.14.1"].entries["theory/03-compile.md#recompute"].output.splitlines()
+    at = next(i for i, line in enumerate(output) if "# Backward of forward node:" in line)
+    assert output[at + 1].strip().startswith("sin: ")
+    assert "comment on the sin it computes again" in RELEASES["2.14.1"].notes["theory/03-compile.md#recompute"]["en"]
