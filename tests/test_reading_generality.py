@@ -539,23 +539,10 @@ def test_a_fused_chain_also_writes_what_the_backward_needs_when_the_input_requir
 def test_a_graph_break_in_a_called_function_ends_the_callers_graph_at_the_call(like_a_block):
     """The glossary's graph break: a print inside g, which f calls between sin and cos, makes four graphs, not two:
     f's graph ends at the call, g is compiled as a frame of its own and split at the print, then f resumes."""
-    graphs = []
-
-    def keep(gm, example_inputs):
-        graphs.append([getattr(n.target, "__name__", n.target) for n in gm.graph.nodes if n.op.startswith("call_")])
-        return gm
-
-    def g(y):
-        a = y * 2
-        print("break")
-        return a + 1
-
-    def f(x):
-        return g(x.sin()).cos()
+    from tests.test_theory03_generality import _calls_a_breaking_function, graph_calls
 
     with contextlib.redirect_stdout(None):
-        torch.compile(f, backend=keep)(torch.randn(3))
-    assert graphs == [["sin"], ["mul"], ["add"], ["cos"]]
+        assert graph_calls(_calls_a_breaking_function) == [["sin"], ["mul"], ["add"], ["cos"]]
     assert "ends the frame's graph at that call" in _definition("graph break")
 
 
