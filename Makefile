@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 HOST := 127.0.0.1:8000
+# The virtualenv's programs come first, `ninja` among them (torch runs it by name to build theory 01's extension).
+export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .PHONY: serve build test check bless lens bench audit translated setup browser clean rehearse-toolchain
 

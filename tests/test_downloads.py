@@ -1,4 +1,4 @@
-"""Every page is also a download: a notebook and a script in its language that run with torch alone.
+"""Every page is also a download: a notebook and a script in its language that run with torch and what it says.
 
 The fast tests read how `hood.engine.download` turns pages into cells. The `notebooks` tests execute the
 downloads of every theory and lab page with nbclient in a virtualenv that holds torch and the notebook runner only
@@ -227,12 +227,41 @@ def test_an_empty_learner_notebook_runs_to_the_end_saying_not_done_yet(page, ran
     assert tasks and all(v.startswith(TEXT["en"]["not_done"]) for v in verdicts.values()), verdicts
 
 
-def test_only_the_pages_that_run_torchs_pipeline_ask_for_numpy():
+def test_only_the_pipelines_pages_ask_for_numpy_and_only_theory_01_for_ninja():
     asking = {page: notebooks.requirements(page) for page in notebooks.course_pages()}
-    assert {page for page, needs in asking.items() if needs} == {"theory/04-distributed.md",
-                                                                  "labs/03-compile-and-survey.md"}
-    assert set(asking.values()) == {(), ("numpy",)}
-    assert not any(pin.startswith("numpy") for pin in notebooks.reader_pins())  # the other pages: torch alone
+    assert {page: needs for page, needs in asking.items() if needs} == {
+        "theory/01-dispatcher-and-aten.md": ("ninja",), "theory/04-distributed.md": ("numpy",),
+        "labs/03-compile-and-survey.md": ("numpy",)}
+    assert not any(pin.startswith(("numpy", "ninja")) for pin in notebooks.reader_pins())  # the others: torch alone
+
+
+COMPILING = {"theory/01-dispatcher-and-aten.md", "theory/03-compile.md", "labs/02-custom-op.md",
+             "labs/03-compile-and-survey.md", "reference/reading-outputs.md"}
+"""The pages whose blocks compile C++; the notebook runs prove it both ways (the others run without a compiler)."""
+
+
+def test_the_pages_that_compile_cpp_say_so_in_both_languages_and_in_their_downloads_line():
+    for language in ("en", "es"):
+        assert {page for page in notebooks.course_pages() if notebooks.compiles(page, language)} == COMPILING
+        for page in notebooks.course_pages():
+            line = download.links_paragraph(notebooks.downloads(page, language), language, "2.13.0")
+            assert (TEXT[language]["compiles"] in line) == (page in COMPILING), (page, language)
+
+
+def test_a_notebook_of_a_page_that_does_not_compile_runs_without_the_systems_compilers_and_ninja(tmp_path):
+    import shutil
+
+    hidden = str(notebooks.system_tools(False, tmp_path / "bin"))
+    assert all(shutil.which(name) for name in ("g++", "c++", "ninja", "ls"))
+    assert not [name for name in ("g++", "c++", "gcc", "cc", "ninja") if shutil.which(name, path=hidden)]
+    assert shutil.which("ls", path=hidden) and notebooks.system_tools(True, tmp_path / "bin") == Path("/usr/bin")
+
+
+def test_a_compiles_option_other_than_cpp_is_refused_naming_the_page_and_the_block():
+    page = '# T\n\n```python exec="on" id="setup" compiles="yes"\nprint(1)\n```\n'
+    with pytest.raises(DownloadError, match=r"page theory/99.md \(en\), block 'setup': compiles='yes' is not an"):
+        download.page_downloads("theory/99.md", page, language="en", snippets_config=CONFIG, pins=download.Pins(),
+                                torch_version="2.13.0", normaliser="", expected=lambda _: None)
 
 
 def test_a_page_that_requires_a_package_says_so_in_its_downloads_line():
@@ -240,7 +269,9 @@ def test_a_page_that_requires_a_package_says_so_in_its_downloads_line():
     assert all(f.requires == ("numpy",) for f in files)
     line = download.links_paragraph(files, "en", "2.13.0")
     assert "pip install torch==2.13.0 numpy jupyter" in line
-    assert "torch==2.13.0 jupyter" in download.links_paragraph(notebooks.downloads("theory/01-dispatcher-and-aten.md",
+    assert "torch==2.13.0 ninja jupyter" in download.links_paragraph(
+        notebooks.downloads("theory/01-dispatcher-and-aten.md", "en"), "en", "2.13.0")
+    assert "torch==2.13.0 jupyter" in download.links_paragraph(notebooks.downloads("theory/00-why-open-the-hood.md",
                                                                                  "en"), "en", "2.13.0")
 
 

@@ -808,12 +808,15 @@ def test_a_download_prints_the_pages_bytecode_in_python_3_11_only_and_its_kernel
     assert "another Python prints other bytecode in theory 03, and a Mac or a CPU without AVX2" in _readme()
 
 
-def test_theory_01s_cpp_block_raises_without_ninja_which_neither_torch_nor_the_pins_install(tmp_path):
+def test_theory_01s_cpp_block_raises_without_ninja_which_torch_does_not_install_and_the_project_pins(tmp_path):
     """README, two commands and downloads: with a C++ compiler but no `ninja` on PATH, theory 01's load_inline
-    raises before compiling; torch's requirements and the project's pins hold no ninja."""
+    raises before compiling; torch's requirements hold no ninja, so the project pins it, every make target finds
+    it first on PATH, and theory 01's downloads ask for it."""
     import importlib.metadata
     import subprocess
     import tomllib
+
+    from tools import notebooks
 
     tools = tmp_path / "bin"
     tools.mkdir()
@@ -825,13 +828,17 @@ def test_theory_01s_cpp_block_raises_without_ninja_which_neither_torch_nor_the_p
                           "compile_and_register\ncompile_and_register()"], cwd=ROOT, env=env, capture_output=True,
                          text=True, check=False, timeout=60)
     assert run.returncode != 0 and "RuntimeError: Ninja is required to load C++ extensions" in run.stderr
-    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    pins = pyproject["dependencies"] + [pin for group in pyproject["optional-dependencies"].values() for pin in group]
-    assert not [r for r in (importlib.metadata.requires("torch") or []) + pins if r.lower().startswith("ninja")]
+    assert not [r for r in importlib.metadata.requires("torch") or [] if r.lower().startswith("ninja")]
+    pins = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    assert "ninja==1.13.2" in pins
+    path = subprocess.run(["make", "-s", "--no-print-directory", "--eval", "path: ; @echo $$PATH", "path"],
+                          cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert path.split(":")[0] == str(ROOT / ".venv" / "bin")
+    assert notebooks.requirements("theory/01-dispatcher-and-aten.md") == ("ninja",)
     assert '--8<-- "dispatcher/cpp_registration.py:body"' in (
         ROOT / "docs" / "en" / "theory" / "01-dispatcher-and-aten.md").read_text(encoding="utf-8")
-    assert "kernels against `Python.h`), a C++ compiler, `ninja` (Debian's `ninja-build`" in _readme()
-    assert "Theory 01's also need `ninja` (`pip install ninja`)" in _readme()
+    assert "is pinned too: the Makefile puts `.venv/bin` first on the PATH of every" in _readme()
+    assert "Theory 01's also need `ninja`, which its downloads line adds to that `pip" in _readme()
     for language, said in (("en", "`load_inline` also needs `ninja`, which torch does not install"),
                            ("es", "`load_inline` necesita además `ninja`, que torch no instala")):
         page = ROOT / "docs" / language / "theory" / "01-dispatcher-and-aten.md"

@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -24,8 +26,8 @@ from pathlib import Path
 from hood.capture.common import localize
 from hood.engine.blocks import expand_includes
 from hood.engine.download import (
-    NORMALISER_INCLUDE, TEXT, Cell, Download, Pins, notebook, page_cells, page_downloads, page_requirements,
-    read_page)
+    NORMALISER_INCLUDE, TEXT, Cell, Download, Pins, notebook, page_cells, page_compiles, page_downloads,
+    page_requirements, read_page)
 from hood.engine.fingerprint import torch_build
 from hood.engine.normalize import normalise
 from hood.engine.settings import Settings
@@ -110,11 +112,31 @@ nbformat.write(nb, path.replace(".ipynb", ".executed.ipynb"))
 """
 
 
-def execute(path: Path, python: Path, workdir: Path) -> dict:
-    """Execute the notebook at `path` with nbclient under `python` (isolated mode, from `workdir`); return the
-    executed notebook (a cell that raised holds its error as an output)."""
+BUILD_TOOLS = re.compile(r"^(cc|c\+\+|cpp|g\+\+.*|gcc.*|clang.*|.*-linux-gnu-(g\+\+|gcc|c\+\+|cpp).*|ninja)$")
+"""The programs torch builds C++ with: the system's, hidden from a page that does not say it compiles."""
+
+
+def system_tools(compiles: bool, folder: Path) -> Path:
+    """The folder of system programs a notebook's PATH holds after its virtualenv's: `/usr/bin` for a page that
+    compiles C++ (`compiles="c++"`), else `folder`, made of links to `/usr/bin`'s programs but the compilers and
+    `ninja`, so that a page that compiles without saying so fails its run."""
+    if compiles:
+        return Path("/usr/bin")
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for program in Path("/usr/bin").iterdir():
+        if not BUILD_TOOLS.match(program.name):
+            (folder / program.name).symlink_to(program)
+    return folder
+
+
+def execute(path: Path, python: Path, workdir: Path, *, compiles: bool = True) -> dict:
+    """Execute the notebook at `path` with nbclient under `python` (isolated mode, from `workdir`), with the
+    system's compilers on PATH only if the page `compiles`; return the executed notebook (a cell that raised holds
+    its error as an output)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    env = {"PATH": f"{python.parent}:/usr/bin:/bin", "HOME": str(workdir), "LANG": "C.UTF-8"}
+    tools = system_tools(compiles, workdir.with_name(workdir.name + "-usr-bin"))
+    env = {"PATH": f"{python.parent}:{tools}", "HOME": str(workdir), "LANG": "C.UTF-8"}
     subprocess.run([str(python), "-I", "-c", RUNNER, str(path), str(workdir)], cwd=workdir, env=env,
                    check=True, capture_output=True, text=True)
     return json.loads(path.with_suffix(".executed.ipynb").read_text(encoding="utf-8"))
@@ -155,7 +177,16 @@ class Outcome:
 
 def requirements(page: str, language: str = "en") -> tuple[str, ...]:
     """What the page's downloads need besides torch (the setup block's `requires` option)."""
-    return page_requirements(read_page(_text(page, language), _inputs(page, language)["snippets_config"]))
+    return page_requirements(_items(page, language))
+
+
+def compiles(page: str, language: str = "en") -> bool:
+    """Whether the page says its blocks compile C++ (the setup block's `compiles="c++"` option)."""
+    return page_compiles(_items(page, language))
+
+
+def _items(page: str, language: str):
+    return read_page(_text(page, language), _inputs(page, language)["snippets_config"])
 
 
 def run(page: str, out: Path, language: str = "en", *, learner: bool = False,
@@ -167,7 +198,7 @@ def run(page: str, out: Path, language: str = "en", *, learner: bool = False,
     path = out / f"{Path(page).stem}-{language}{kind}{'-filled' if filled else ''}.ipynb"
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(notebook(cells(page, language, learner=learner, filled=filled), language), encoding="utf-8")
-    executed = execute(path, python, out / (path.stem + "-run"))
+    executed = execute(path, python, out / (path.stem + "-run"), compiles=compiles(page, language))
     expected = trace_reader(page)
     outcomes = []
     for cell in executed["cells"]:

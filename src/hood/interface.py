@@ -64,7 +64,7 @@ EN = {
             "predicted_wrong": "wrong: you predicted {guess!r}; torch says {real!r}",
             "kind": {"notebook": "notebook", "script": "script", "learner": "your notebook, with tasks and checks",
                      "solutions": "solutions notebook", "solutions_script": "solutions script"},
-            "downloads": "Take this page away: {links}. Each runs with torch {torch} alone "
+            "downloads": "Take this page away: {links}. Each runs with torch {torch} "
                          "(<code>pip install torch=={torch} jupyter</code>; on Linux, add " + CPU_INDEX + " "
                          "for the CPU build this page ran: the package index's Linux build is a CUDA one, whose "
                          "version line and CUDA rows differ in a few blocks).",
@@ -73,6 +73,8 @@ EN = {
                               "jupyter</code>; on Linux, add " + CPU_INDEX + " for the CPU build this page "
                               "ran: the package index's Linux build is a CUDA one, whose version line and CUDA rows "
                               "differ in a few blocks).",
+            "compiles": "Its blocks also compile C++, so they need a C++ compiler and Python's headers (on "
+                        "Debian, <code>apt install g++ python3.11-dev</code>).",
         },
 }
 
@@ -138,7 +140,7 @@ ES = {
             "predicted_wrong": "incorrecto: predijiste {guess!r}; torch dice {real!r}",
             "kind": {"notebook": "notebook", "script": "script", "learner": "tu notebook, con tareas y comprobaciones",
                      "solutions": "notebook de soluciones", "solutions_script": "script de soluciones"},
-            "downloads": "Llévate esta página: {links}. A cada uno solo le hace falta torch {torch} "
+            "downloads": "Llévate esta página: {links}. Cada uno funciona con torch {torch} "
                          "(<code>pip install torch=={torch} jupyter</code>; en Linux, añade " + CPU_INDEX + " "
                          "para instalar la versión para CPU con la que se ejecutó esta página: la del índice de "
                          "paquetes para Linux es una versión para CUDA, que en algunos bloques imprime otro número "
@@ -149,6 +151,8 @@ ES = {
                               "para CPU con la que se ejecutó esta página: la del índice de paquetes para Linux es una "
                               "versión para CUDA, que en algunos bloques imprime otro número de versión y otras filas "
                               "de CUDA).",
+            "compiles": "Sus bloques compilan además C++, así que necesitan un compilador de C++ y las cabeceras "
+                        "de Python (en Debian, <code>apt install g++ python3.11-dev</code>).",
         },
 }
 

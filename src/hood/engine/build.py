@@ -110,7 +110,7 @@ def fence_format(source: str, language: str, css_class: str, options: dict, md, 
     return format_python(state=state, code=source, md=md, **options)
 
 
-DOWNLOAD_OPTIONS = ("answer", "predict", "requires")
+DOWNLOAD_OPTIONS = ("answer", "predict", "requires", "compiles")
 """Fence options that shape a page's downloads (`hood.engine.download`), not its rendering."""
 
 
