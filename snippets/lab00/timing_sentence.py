@@ -22,12 +22,12 @@ def read_timing(rows) -> str:
     if len(faster) == len(rows):
         en = f"vmap was faster at every batch size, {ratios[0]:.1f}x at batch {rows[0][0]} and " \
              f"{ratios[-1]:.1f}x at batch {rows[-1][0]}."
-        es = f"vmap fue más rápido en todos los tamaños de lote: {number(ratios[0], '.1f', 'es')}x con lote " \
-             f"{rows[0][0]} y {number(ratios[-1], '.1f', 'es')}x con lote {rows[-1][0]}."
+        es = f"vmap fue más rápido en todos los tamaños de lote: {number(ratios[0], '.1f', 'es')} veces con lote " \
+             f"{rows[0][0]} y {number(ratios[-1], '.1f', 'es')} veces con lote {rows[-1][0]}."
     elif faster and faster == [n for n, _, _ in rows[len(rows) - len(faster):]]:  # the largest sizes, only they
         en = f"vmap was faster from batch {faster[0]} on ({ratios[-1]:.1f}x at batch {rows[-1][0]}), not below."
-        es = (f"vmap fue más rápido a partir del lote {faster[0]} ({number(ratios[-1], '.1f', 'es')}x con lote "
-              f"{rows[-1][0]}), no antes.")
+        es = (f"vmap fue más rápido a partir del lote {faster[0]} ({number(ratios[-1], '.1f', 'es')} veces más "
+              f"rápido con lote {rows[-1][0]}), no antes.")
     elif faster:
         listed = ", ".join(map(str, faster))
         en = f"vmap was faster by more than 5 % only at batch {listed}, not at the other sizes measured."

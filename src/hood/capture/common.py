@@ -145,8 +145,12 @@ DECIMAL_MARK = {"en": ".", "es": ","}
 
 
 def number(value: float, spec: str, language: str) -> str:
-    """`value` formatted with `spec` (e.g. `.2f`), with the decimal mark of `language`."""
-    return format(value, spec).replace(".", DECIMAL_MARK.get(language, "."))
+    """`value` formatted with `spec` (e.g. `.2f`), with the decimal mark of `language`; in Spanish, an integer part
+    of five digits or more is grouped as `grouped` groups it (`12 345,6`)."""
+    text = format(value, spec)
+    if language == "es":
+        text = re.sub(r"^(\s*-?)(\d{5,})", lambda m: m[1] + f"{int(m[2]):,}".replace(",", THOUSANDS["es"][0]), text)
+    return text.replace(".", DECIMAL_MARK.get(language, "."))
 
 
 def decimal(value: float, spec: str = ".2f") -> str:
