@@ -587,3 +587,19 @@ def test_the_foreach_cuda_bump_is_at_the_lines_the_page_links():
     assert lines[0] == "inline void increment_version(TensorList tensors) {"
     assert "bump_version()" in lines[2] and lines[4] == "}"
     assert torch.__version__.startswith("2.13.0")
+
+
+def test_batch_norm_updates_its_running_stats_without_a_version_bump():
+    """native_batch_norm's schema does not mark running_mean as written: no ADInplaceOrView kernel, no bump, and a
+    node that saved running_mean computes with the new values."""
+    assert not torch.ops.aten.native_batch_norm.default._schema.is_mutable
+    assert torch.ops.aten._native_batch_norm_legit.default._schema.is_mutable  # this one marks them: (a!)
+    assert dispatch_table("aten::native_batch_norm")["ADInplaceOrView"].fallthrough
+    w, running_mean, running_var = torch.ones(3, requires_grad=True), torch.zeros(3), torch.ones(3)
+    y = (running_mean * w).sum()  # mul saves running_mean for w's gradient
+    with RecordOps() as rec:
+        F.batch_norm(torch.randn(4, 3, requires_grad=True), running_mean, running_var, training=True)
+    assert "aten.native_batch_norm.default" in rec.ops
+    assert running_mean._version == running_var._version == 0 and running_mean.abs().sum() > 0
+    y.backward()  # no version error
+    assert torch.equal(w.grad, running_mean)  # the updated running mean, not the zeros mul saw
