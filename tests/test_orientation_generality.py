@@ -671,24 +671,33 @@ def test_the_reading_guides_download_forks_ranks_too_and_the_suite_runs_english_
 
 
 def test_make_check_keeps_some_small_site_builds_and_the_reading_guides_ranks():
-    """README, make check: the marks go by module, so a small-site build outside the marked modules and the reading
-    guide's rank run are selected by `make check`'s filter."""
+    """README, make check: the marks go by module, so a small-site build outside the marked modules, the reading
+    guide's rank run and lab 03's deliverables, which run each of the four patterns on two ranks, are selected by
+    `make check`'s filter."""
     import ast
+    import inspect
 
+    from hood.capture import collectives
+    from snippets.lab03 import run
+    from tests import test_lab03
     from tests.conftest import MARKED_MODULES
 
     marked = set().union(*MARKED_MODULES.values())
     calls = {}
-    for module in ("test_orientation_generality", "test_build_in_process", "test_reading_outputs"):
+    for module in ("test_orientation_generality", "test_build_in_process", "test_reading_outputs", "test_lab03"):
         tree = ast.parse((ROOT / "tests" / f"{module}.py").read_text(encoding="utf-8"))
         calls[module] = {node.func.id for node in ast.walk(tree)
                          if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
     assert not set(calls) & marked
     assert "mini_project" in calls["test_orientation_generality"] and "build" in calls["test_orientation_generality"]
     assert "build_in_process" in calls["test_build_in_process"] and "run_ranks" in calls["test_reading_outputs"]
+    assert "run.main(" in inspect.getsource(test_lab03.test_run_writes_every_deliverable)
+    assert "run_ranks(rank_fn) for name, rank_fn in PATTERNS.items()" in inspect.getsource(run.main)
+    assert len(run.PATTERNS) == 4 and inspect.signature(collectives.run_ranks).parameters["world_size"].default == 2
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert '-m "not site and not build and not audit and not browser and not distributed and not notebooks"' in makefile
-    assert "A few quick small-site builds, the reading guide's two ranks and two Chromium tests" in _readme()
+    assert ("A few quick small-site builds, the reading guide's two ranks, lab 03's deliverables (which fork two ranks "
+            "for each of the four patterns) and two Chromium tests") in _readme()
 
 
 def test_the_default_linux_wheel_makes_a_download_differ_and_a_right_answer_check_wrong():
