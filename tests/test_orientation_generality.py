@@ -391,6 +391,8 @@ def test_exact_comparisons_print_torch_equal_and_the_others_go_through_max_diff(
     out, text = printed(exercises.exercise_4_in_dims_out_dims)
     assert out.dtype == torch.float32 and text.rstrip().endswith("True")
     assert "Results that\n   must match bit for bit" in BUILD_PAGE.read_text(encoding="utf-8")
+    assert ("Results that must match bit for bit (compiled and eager, a copy received from rank 0) print "
+            "`torch.equal`") in _readme()
 
 
 def test_the_options_table_lists_every_option_of_the_plugin(tmp_path):
