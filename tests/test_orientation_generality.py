@@ -10,6 +10,7 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 import torch.nn.functional as F
 
@@ -980,3 +981,34 @@ def test_make_serve_sees_no_template_edit_and_renders_no_unchanged_page_after_a_
     assert output.is_file()
     assert not File("p.md", str(source.parent), str(tmp_path / "site"), use_directory_urls=True).is_modified()
     assert "It does not watch `overrides/`, and after an edit of `mkdocs.yml` it renders no page" in _readme()
+
+
+def test_a_snippet_body_needs_what_its_page_includes_before_it():
+    """README, snippets: most bodies use a name their module imports from `hood` or `snippets` above the markers, so
+    theory 02's version-counter body, run alone in a fresh namespace, stops at `running_example`; its page's setup
+    includes the running example and the helper the body calls."""
+    import ast
+
+    bodies = used = 0
+    for path in (ROOT / "snippets").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if "# --8<-- [start:body]" not in text:
+            continue
+        head, rest = text.split("# --8<-- [start:body]")
+        imported = {alias.asname or alias.name for node in ast.parse(head).body if isinstance(node, ast.ImportFrom)
+                    and (node.module or "").split(".")[0] in {"hood", "snippets"} for alias in node.names}
+        names = {node.id for node in ast.walk(ast.parse(rest.split("# --8<-- [end:body]")[0]))
+                 if isinstance(node, ast.Name)}
+        bodies, used = bodies + 1, used + bool(imported & names)
+    assert used > bodies / 2
+    from hood.engine.blocks import expand_includes
+
+    body = expand_includes('--8<-- "autograd/inplace.py:body"', project_snippets_config(ROOT))
+    namespace: dict = {}
+    exec(body, namespace)  # noqa: S102 - a snippet's body, as a learner pastes it
+    with pytest.raises(NameError, match="running_example"):
+        namespace["version_counter"]()
+    setup = (ROOT / "docs" / "en" / "theory" / "02-autograd-and-custom-ops.md").read_text(encoding="utf-8")
+    setup = setup[:setup.index("{#forward-records-backward-traverses}")]
+    assert '--8<-- "running_example.py"' in setup and '--8<-- "autograd/inplace.py:leaf"' in setup
+    assert "once what the page includes before it has run (most often its `setup.py`)" in _readme()
