@@ -1012,3 +1012,15 @@ def test_a_snippet_body_needs_what_its_page_includes_before_it():
     setup = setup[:setup.index("{#forward-records-backward-traverses}")]
     assert '--8<-- "running_example.py"' in setup and '--8<-- "autograd/inplace.py:leaf"' in setup
     assert "once what the page includes before it has run (most often its `setup.py`)" in _readme()
+
+
+def test_a_lens_record_marks_a_difference_as_the_builds_the_releases_or_both():
+    """README, upgrading torch: `origin` is `both` when some changed lines name CUDA and some do not; the records
+    hold all three."""
+    assert lens.origin("a\n", "b\n") == "release"
+    assert lens.origin("a\n", "a\n| `CUDA` |\n") == "build"
+    assert lens.origin("a\n", "b\n| `CUDA` |\n") == "both"
+    origins = {entry.origin for release in lens.load(ROOT / "traces" / lens.LENS_DIR)
+               for entry in release.entries.values() if not entry.matched}
+    assert origins == {"build", "release", "both"}
+    assert "marked as the build's (CUDA rows), the release's or both" in _readme()
