@@ -1024,3 +1024,15 @@ def test_a_lens_record_marks_a_difference_as_the_builds_the_releases_or_both():
                for entry in release.entries.values() if not entry.matched}
     assert origins == {"build", "release", "both"}
     assert "marked as the build's (CUDA rows), the release's or both" in _readme()
+
+
+def test_a_downloads_first_cell_is_the_pages_prose_and_its_first_code_cell_sets_the_state():
+    """README, the course without the site: a notebook opens with the page's title and prose; the state (language,
+    pins, seeds) comes in the first code cell."""
+    from tools import notebooks
+
+    cells = notebooks.cells("theory/01-dispatcher-and-aten.md", "es", learner=False)
+    assert cells[0].kind == "markdown" and cells[0].source.startswith("# 01 ·")
+    code = next(cell for cell in cells if cell.kind == "code")
+    assert code.role == "state" and 'PAGE_LANGUAGE = "es"' in code.source and "torch.manual_seed(0)" in code.source
+    assert "Their first code cell sets the page's language and the state the site's blocks ran from" in _readme()
