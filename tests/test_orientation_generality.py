@@ -1036,3 +1036,27 @@ def test_a_downloads_first_cell_is_the_pages_prose_and_its_first_code_cell_sets_
     code = next(cell for cell in cells if cell.kind == "code")
     assert code.role == "state" and 'PAGE_LANGUAGE = "es"' in code.source and "torch.manual_seed(0)" in code.source
     assert "Their first code cell sets the page's language and the state the site's blocks ran from" in _readme()
+
+
+def test_every_setup_block_includes_the_capture_modules_and_three_leave_out_the_running_example():
+    """README, setup blocks: each page's setup includes `hood/capture/common.py`'s body; theory 04, lab 03 and the
+    reading guide's include no running example, and every block of a page with a setup joins its session."""
+    from tools.pages import fences, page_lines
+
+    without = set()
+    for page in (ROOT / "docs" / "en").rglob("*.md"):
+        name = page.relative_to(ROOT / "docs" / "en").as_posix()
+        found = [f for f in fences(page_lines("en", name)) if "exec=" in f.info]
+        setups = [f for f in found if f.option("id") == "setup"]
+        if not setups:
+            continue
+        (setup,) = setups
+        assert setup.container.startswith('??? example "Setup block')
+        assert {f.option("session") for f in found} == {setup.option("session")}, name
+        lines = "\n".join(setup.fence.lines)
+        assert '--8<-- "hood/capture/common.py:body"' in lines, name
+        if '--8<-- "running_example.py"' not in lines:
+            without.add(name)
+    assert without == {"theory/04-distributed.md", "labs/03-compile-and-survey.md", "reference/reading-outputs.md"}
+    assert "that includes the capture modules and what the page's blocks share (most often the running example;" in (
+        _readme())
