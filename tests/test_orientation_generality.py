@@ -10,6 +10,7 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 import torch.nn.functional as F
 
@@ -391,6 +392,8 @@ def test_exact_comparisons_print_torch_equal_and_the_others_go_through_max_diff(
     out, text = printed(exercises.exercise_4_in_dims_out_dims)
     assert out.dtype == torch.float32 and text.rstrip().endswith("True")
     assert "Results that\n   must match bit for bit" in BUILD_PAGE.read_text(encoding="utf-8")
+    assert ("Results that must match bit for bit (compiled and eager, a copy received from rank 0) print "
+            "`torch.equal`") in _readme()
 
 
 def test_the_options_table_lists_every_option_of_the_plugin(tmp_path):
@@ -671,24 +674,33 @@ def test_the_reading_guides_download_forks_ranks_too_and_the_suite_runs_english_
 
 
 def test_make_check_keeps_some_small_site_builds_and_the_reading_guides_ranks():
-    """README, make check: the marks go by module, so a small-site build outside the marked modules and the reading
-    guide's rank run are selected by `make check`'s filter."""
+    """README, make check: the marks go by module, so a small-site build outside the marked modules, the reading
+    guide's rank run and lab 03's deliverables, which run each of the four patterns on two ranks, are selected by
+    `make check`'s filter."""
     import ast
+    import inspect
 
+    from hood.capture import collectives
+    from snippets.lab03 import run
+    from tests import test_lab03
     from tests.conftest import MARKED_MODULES
 
     marked = set().union(*MARKED_MODULES.values())
     calls = {}
-    for module in ("test_orientation_generality", "test_build_in_process", "test_reading_outputs"):
+    for module in ("test_orientation_generality", "test_build_in_process", "test_reading_outputs", "test_lab03"):
         tree = ast.parse((ROOT / "tests" / f"{module}.py").read_text(encoding="utf-8"))
         calls[module] = {node.func.id for node in ast.walk(tree)
                          if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
     assert not set(calls) & marked
     assert "mini_project" in calls["test_orientation_generality"] and "build" in calls["test_orientation_generality"]
     assert "build_in_process" in calls["test_build_in_process"] and "run_ranks" in calls["test_reading_outputs"]
+    assert "run.main(" in inspect.getsource(test_lab03.test_run_writes_every_deliverable)
+    assert "run_ranks(rank_fn) for name, rank_fn in PATTERNS.items()" in inspect.getsource(run.main)
+    assert len(run.PATTERNS) == 4 and inspect.signature(collectives.run_ranks).parameters["world_size"].default == 2
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert '-m "not site and not build and not audit and not browser and not distributed and not notebooks"' in makefile
-    assert "A few quick small-site builds, the reading guide's two ranks and two Chromium tests" in _readme()
+    assert ("A few quick small-site builds, the reading guide's two ranks, lab 03's deliverables (which fork two ranks "
+            "for each of the four patterns) and two Chromium tests") in _readme()
 
 
 def test_the_default_linux_wheel_makes_a_download_differ_and_a_right_answer_check_wrong():
@@ -976,3 +988,82 @@ def test_make_serve_sees_no_template_edit_and_renders_no_unchanged_page_after_a_
     assert output.is_file()
     assert not File("p.md", str(source.parent), str(tmp_path / "site"), use_directory_urls=True).is_modified()
     assert "It does not watch `overrides/`, and after an edit of `mkdocs.yml` it renders no page" in _readme()
+
+
+def test_a_snippet_body_needs_what_its_page_includes_before_it():
+    """README, snippets: most bodies use a name their module imports from `hood` or `snippets` above the markers, so
+    theory 02's version-counter body, run alone in a fresh namespace, stops at `running_example`; its page's setup
+    includes the running example and the helper the body calls."""
+    import ast
+
+    bodies = used = 0
+    for path in (ROOT / "snippets").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if "# --8<-- [start:body]" not in text:
+            continue
+        head, rest = text.split("# --8<-- [start:body]")
+        imported = {alias.asname or alias.name for node in ast.parse(head).body if isinstance(node, ast.ImportFrom)
+                    and (node.module or "").split(".")[0] in {"hood", "snippets"} for alias in node.names}
+        names = {node.id for node in ast.walk(ast.parse(rest.split("# --8<-- [end:body]")[0]))
+                 if isinstance(node, ast.Name)}
+        bodies, used = bodies + 1, used + bool(imported & names)
+    assert used > bodies / 2
+    from hood.engine.blocks import expand_includes
+
+    body = expand_includes('--8<-- "autograd/inplace.py:body"', project_snippets_config(ROOT))
+    namespace: dict = {}
+    exec(body, namespace)  # noqa: S102 - a snippet's body, as a learner pastes it
+    with pytest.raises(NameError, match="running_example"):
+        namespace["version_counter"]()
+    setup = (ROOT / "docs" / "en" / "theory" / "02-autograd-and-custom-ops.md").read_text(encoding="utf-8")
+    setup = setup[:setup.index("{#forward-records-backward-traverses}")]
+    assert '--8<-- "running_example.py"' in setup and '--8<-- "autograd/inplace.py:leaf"' in setup
+    assert "once what the page includes before it has run (most often its `setup.py`)" in _readme()
+
+
+def test_a_lens_record_marks_a_difference_as_the_builds_the_releases_or_both():
+    """README, upgrading torch: `origin` is `both` when some changed lines name CUDA and some do not; the records
+    hold all three."""
+    assert lens.origin("a\n", "b\n") == "release"
+    assert lens.origin("a\n", "a\n| `CUDA` |\n") == "build"
+    assert lens.origin("a\n", "b\n| `CUDA` |\n") == "both"
+    origins = {entry.origin for release in lens.load(ROOT / "traces" / lens.LENS_DIR)
+               for entry in release.entries.values() if not entry.matched}
+    assert origins == {"build", "release", "both"}
+    assert "marked as the build's (CUDA rows), the release's or both" in _readme()
+
+
+def test_a_downloads_first_cell_is_the_pages_prose_and_its_first_code_cell_sets_the_state():
+    """README, the course without the site: a notebook opens with the page's title and prose; the state (language,
+    pins, seeds) comes in the first code cell."""
+    from tools import notebooks
+
+    cells = notebooks.cells("theory/01-dispatcher-and-aten.md", "es", learner=False)
+    assert cells[0].kind == "markdown" and cells[0].source.startswith("# 01 ·")
+    code = next(cell for cell in cells if cell.kind == "code")
+    assert code.role == "state" and 'PAGE_LANGUAGE = "es"' in code.source and "torch.manual_seed(0)" in code.source
+    assert "Their first code cell sets the page's language and the state the site's blocks ran from" in _readme()
+
+
+def test_every_setup_block_includes_the_capture_modules_and_three_leave_out_the_running_example():
+    """README, setup blocks: each page's setup includes `hood/capture/common.py`'s body; theory 04, lab 03 and the
+    reading guide's include no running example, and every block of a page with a setup joins its session."""
+    from tools.pages import fences, page_lines
+
+    without = set()
+    for page in (ROOT / "docs" / "en").rglob("*.md"):
+        name = page.relative_to(ROOT / "docs" / "en").as_posix()
+        found = [f for f in fences(page_lines("en", name)) if "exec=" in f.info]
+        setups = [f for f in found if f.option("id") == "setup"]
+        if not setups:
+            continue
+        (setup,) = setups
+        assert setup.container.startswith('??? example "Setup block')
+        assert {f.option("session") for f in found} == {setup.option("session")}, name
+        lines = "\n".join(setup.fence.lines)
+        assert '--8<-- "hood/capture/common.py:body"' in lines, name
+        if '--8<-- "running_example.py"' not in lines:
+            without.add(name)
+    assert without == {"theory/04-distributed.md", "labs/03-compile-and-survey.md", "reference/reading-outputs.md"}
+    assert "that includes the capture modules and what the page's blocks share (most often the running example;" in (
+        _readme())
