@@ -87,6 +87,21 @@ def test_an_output_over_forty_lines_is_collapsed_behind_a_summary(language, page
     assert not open_long, f"docs/{language}/{page}: outputs over {MAX_OPEN_OUTPUT_LINES} lines left open: {open_long}"
 
 
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_output_is_read_before_the_next_heading_or_block(language, page):
+    """A block that shows a result is followed by prose or a box that reads it, not straight by a heading, another
+    block or a self-check."""
+    lines = page_lines(language, page)
+    unread = []
+    for f in fences(lines):
+        if "exec=" in f.info and f.option("result") and f.option("id") != "setup":
+            after = next((line.strip() for line in lines[f.fence.end + 1:] if line.strip()), "")
+            if not after or after.startswith(("#", "```", "??? question")):
+                unread.append((f.option("id"), after[:60]))
+    assert not unread, f"docs/{language}/{page}: outputs with no reading after them: {unread}"
+
+
 @pytest.mark.parametrize("page", LABS)
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_lab_asks_before_each_collapsed_solution_and_ends_with_pitfalls_then_acceptance(language, page):

@@ -124,6 +124,10 @@ def test_autocast_casts_float16_too_and_leaves_float64():
     assert casts == {"torch.float32": 3, "torch.float16": 3, "torch.float64": 0}
     assert "torch.float64  inputs: 0 _to_copy, addmm -> f64[2, 600]" in localize(out, "en")
     assert "torch.float64  entradas: 0 _to_copy, addmm -> f64[2, 600]" in localize(out, "es")
+    x, W, b = (t.detach() for t in running_example(dtype=torch.float16))  # the reading: b, W, x in that order
+    with torch.autocast("cpu", dtype=torch.bfloat16), OpLog() as log:
+        F.linear(x, W, b)
+    assert [c.args[0] for c in log.calls if c.op == "aten::_to_copy"] == ["f16[600]", "f16[600, 64]", "f16[2, 64]"]
 
 
 def test_contiguous_3d_operand_is_viewed_as_one_matrix_and_version_bumps():
