@@ -268,7 +268,7 @@ def test_a_page_that_requires_a_package_says_so_in_its_downloads_line():
     files = notebooks.downloads("theory/04-distributed.md", "en")
     assert all(f.requires == ("numpy",) for f in files)
     line = download.links_paragraph(files, "en", "2.13.0")
-    assert "pip install torch==2.13.0 numpy jupyter" in line
+    assert "pip install torch==2.13.0 numpy jupyter" in line and "which a torch feature of this page uses (" in line
     assert "torch==2.13.0 ninja jupyter" in download.links_paragraph(
         notebooks.downloads("theory/01-dispatcher-and-aten.md", "en"), "en", "2.13.0")
     assert "torch==2.13.0 jupyter" in download.links_paragraph(notebooks.downloads("theory/00-why-open-the-hood.md",
