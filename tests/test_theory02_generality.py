@@ -507,6 +507,25 @@ def test_an_out_call_of_an_operator_with_no_derivative_is_let_through():
     with pytest.raises(RuntimeError, match="out=... arguments don't support automatic differentiation"):
         torch.sign(x, out=torch.zeros(3))
 
+def test_an_out_call_of_a_composite_that_copies_into_out_is_let_through():
+    """torch.inner(a, a, out=t) computes apart and copy_s into t: no refusal, t gets CopyBackwards and a version, the
+    node that saved t fails at backward; a leaf out is still refused; mm, with its own autograd kernel, refuses."""
+    a, w, t = torch.randn(3, 3, requires_grad=True), torch.randn(3, requires_grad=True), torch.zeros(3, 3)
+    y = (t * w.sum()).sum()  # mul saves t
+    with RecordOps() as rec:
+        torch.inner(a, a, out=t)
+    assert rec.ops[-1] == "aten.copy_.default" and "aten.mm.default" in rec.ops
+    assert t._version == 1 and type(t.grad_fn).__name__ == "CopyBackwards"
+    t.sum().backward()
+    assert a.grad is not None
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        y.backward()
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        torch.inner(a, a, out=torch.zeros(3, 3, requires_grad=True))
+    with pytest.raises(RuntimeError, match="out=... arguments don't support automatic differentiation"):
+        torch.mm(a, a, out=torch.zeros(3, 3))
+
+
 def test_an_in_place_op_copies_only_the_argument_it_writes_into():
     """y.mul_(y) clones its self, once; its other is the overwritten y itself, so the backward raises."""
     a = torch.randn(3, requires_grad=True)
