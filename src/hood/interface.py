@@ -69,7 +69,7 @@ EN = {
                          "for the CPU build this page ran: the package index's Linux build is a CUDA one, whose "
                          "version line and CUDA rows differ in a few blocks).",
             "downloads_with": "Take this page away: {links}. Each runs with torch {torch} and {needs}, which a "
-                              "torch feature of this page imports (<code>pip install torch=={torch} {needs} "
+                              "torch feature of this page uses (<code>pip install torch=={torch} {needs} "
                               "jupyter</code>; on Linux, add " + CPU_INDEX + " for the CPU build this page "
                               "ran: the package index's Linux build is a CUDA one, whose version line and CUDA rows "
                               "differ in a few blocks).",
@@ -146,7 +146,7 @@ ES = {
                          "paquetes para Linux es una versión para CUDA, que en algunos bloques imprime otro número "
                          "de versión y otras filas de CUDA).",
             "downloads_with": "Llévate esta página: {links}. Cada uno funciona con torch {torch} y {needs}, que "
-                              "importa una función de torch de esta página (<code>pip install torch=={torch} "
+                              "usa una función de torch de esta página (<code>pip install torch=={torch} "
                               "{needs} jupyter</code>; en Linux, añade " + CPU_INDEX + " para instalar la versión "
                               "para CPU con la que se ejecutó esta página: la del índice de paquetes para Linux es una "
                               "versión para CUDA, que en algunos bloques imprime otro número de versión y otras filas "
