@@ -230,7 +230,8 @@ def test_the_timing_sentence_follows_the_numbers():
             ([(8, 300.0, 100.0), (512, 9000.0, 100.0)], [(8, 100.0, 200.0), (512, 9000.0, 100.0)],
              [(8, 100.0, 200.0), (512, 100.0, 200.0)]) for lang in ("en", "es")]
     assert "vmap was faster at every batch size, 3.0x at batch 8 and 90.0x at batch 512." in both[0]
-    assert "vmap fue más rápido en todos los tamaños de lote: 3,0 veces con lote 8 y 90,0 veces con lote 512." in both[1]
+    assert ("vmap fue más rápido en todos los tamaños de lote: 3,0 veces con lote 8 y 90,0 veces con lote 512."
+            in both[1])
     assert "vmap fue más rápido a partir del lote 512 (90,0 veces más rápido con lote 512), no antes." in both[3]
     assert "vmap was not faster than the loop by more than 5 % at any batch size" in both[4]
     rows = quiet(vmap_timing.time_loop_and_vmap, (4,), 0.01)
