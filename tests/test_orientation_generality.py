@@ -857,6 +857,31 @@ def test_theory_01s_cpp_block_raises_without_ninja_which_torch_does_not_install_
         assert said in " ".join(page.read_text(encoding="utf-8").split())
 
 
+def test_torch_runs_ninja_from_path_and_never_imports_it_so_the_downloads_line_says_uses(tmp_path, monkeypatch):
+    """Theory 01's downloads line: the `ninja` package imports here, yet with its program off PATH torch finds no
+    ninja; so a page's requirement is one a torch feature uses (numpy is imported, ninja is run), not imports."""
+    import importlib.util
+    import inspect
+
+    from hood.engine import download
+    from torch.utils import cpp_extension
+    from tools import notebooks
+
+    venv_bin = Path(sys.executable).parent
+    assert importlib.util.find_spec("ninja") is not None and (venv_bin / "ninja").exists()
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert not cpp_extension.is_ninja_available()
+    monkeypatch.setenv("PATH", str(venv_bin))
+    assert cpp_extension.is_ninja_available()
+    assert "subprocess.check_output(['ninja', '--version'])" in inspect.getsource(cpp_extension.is_ninja_available)
+    assert not re.search(r"^\s*(import|from) ninja\b", inspect.getsource(cpp_extension), re.MULTILINE)
+    page = "theory/01-dispatcher-and-aten.md"
+    for language, said in (("en", "torch 2.13.0 and ninja, which a torch feature of this page uses"),
+                           ("es", "torch 2.13.0 y ninja, que usa una función de torch de esta página")):
+        line = download.links_paragraph(notebooks.downloads(page, language), language, "2.13.0")
+        assert said in line and "import" not in line
+
+
 def test_make_check_runs_the_search_indexs_chromium_tests_and_does_not_install_chromium():
     """README, make check: the search index's module is not marked `browser`, yet two of its tests take the
     Chromium fixture; the `check` target, unlike `test`, does not depend on `browser`."""
