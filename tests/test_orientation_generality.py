@@ -670,7 +670,7 @@ def test_the_reading_guides_download_forks_ranks_too_and_the_suite_runs_english_
     assert inspect.signature(notebooks.run).parameters["language"].default == "en"
     assert ".ipynb" in inspect.getsource(notebooks.run) and "script(" not in inspect.getsource(notebooks.run)
     assert "The downloads of theory 04, lab 03 and the reading guide" in _readme()
-    assert "checks that the Spanish downloads hold the same code; it runs no script" in _readme()
+    assert "the Spanish downloads hold the same code, and runs no script" in _readme()
 
 
 def test_make_check_keeps_some_small_site_builds_and_the_reading_guides_ranks():

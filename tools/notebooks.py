@@ -112,28 +112,26 @@ nbformat.write(nb, path.replace(".ipynb", ".executed.ipynb"))
 """
 
 
-BUILD_TOOLS = re.compile(r"^(cc|c\+\+|cpp|g\+\+.*|gcc.*|clang.*|.*-linux-gnu-(g\+\+|gcc|c\+\+|cpp).*|ninja)$")
-"""The programs torch builds C++ with: the system's, hidden from a page that does not say it compiles."""
+COMPILERS = re.compile(r"^(cc|c\+\+|cpp|g\+\+.*|gcc.*|clang.*|.*-linux-gnu-(g\+\+|gcc|c\+\+|cpp).*)$")
+"""The system's C++ compilers, hidden from a page that does not say it compiles (`compiles="c++"`)."""
 
 
 def system_tools(compiles: bool, folder: Path) -> Path:
-    """The folder of system programs a notebook's PATH holds after its virtualenv's: `/usr/bin` for a page that
-    compiles C++ (`compiles="c++"`), else `folder`, made of links to `/usr/bin`'s programs but the compilers and
-    `ninja`, so that a page that compiles without saying so fails its run."""
-    if compiles:
-        return Path("/usr/bin")
+    """The folder of system programs a notebook's PATH holds after its virtualenv's: links, made in `folder`, to
+    `/usr/bin`'s programs but `ninja` (a page that needs it `requires` it, in its virtualenv) and, unless the page
+    `compiles`, the C++ compilers; so a page that compiles or runs `ninja` without saying so fails its run."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     for program in Path("/usr/bin").iterdir():
-        if not BUILD_TOOLS.match(program.name):
+        if program.name != "ninja" and (compiles or not COMPILERS.match(program.name)):
             (folder / program.name).symlink_to(program)
     return folder
 
 
 def execute(path: Path, python: Path, workdir: Path, *, compiles: bool = True) -> dict:
     """Execute the notebook at `path` with nbclient under `python` (isolated mode, from `workdir`), with the
-    system's compilers on PATH only if the page `compiles`; return the executed notebook (a cell that raised holds
-    its error as an output)."""
+    system's compilers on PATH only if the page `compiles`, and never the system's `ninja`; return the executed
+    notebook (a cell that raised holds its error as an output)."""
     workdir.mkdir(parents=True, exist_ok=True)
     tools = system_tools(compiles, workdir.with_name(workdir.name + "-usr-bin"))
     env = {"PATH": f"{python.parent}:{tools}", "HOME": str(workdir), "LANG": "C.UTF-8"}
