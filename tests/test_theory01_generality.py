@@ -8,10 +8,12 @@ addmm, a tensor-subclass bias added out of place (an nn.Parameter in place), whi
 TORCH_LINEAR_FLATTEN_3D, what _dispatch_dump_table returns, the keys above the priority block's seven, who meets
 the tables' Meta row, a (1, 1, N) bias that addmm refuses, which tensors made under inference_mode lack the
 autograd keys, the order of the tables' rows, where a call starts relative to a key view's first key, which
-calls a mode logs, which files a table names and how many rows a dumped table has."""
+calls a mode logs, which files a table names, how many rows a dumped table has and where the calls inside
+a CPU kernel start."""
 
 from __future__ import annotations
 
+import contextlib
 import html
 from pathlib import Path
 
@@ -507,3 +509,23 @@ def test_a_dumped_table_has_a_row_only_for_the_keys_with_an_entry():
     finally:
         lib._destroy()
     assert 24 <= rows["hood_rows::f"] < rows["aten::addmm"] < len(K.__members__)
+
+
+def test_calls_inside_a_cpu_kernel_start_at_cpu_only_below_a_kernel_that_excludes_ad_inplace_or_view():
+    """Outside a context every call inside a CPU kernel starts at CPU. Under inference_mode t's ADInplaceOrView
+    kernel still excludes that key for the transpose below it, but addmm goes straight to CPU, and the expand and
+    copy_ its kernel calls start at ADInplaceOrView (at CPU again once the key is excluded)."""
+    x, W, b = running_example()
+    inner = ("aten.transpose.int", "aten.expand.default", "aten.copy_.default")
+
+    def starts(*contexts) -> list[str]:
+        with contextlib.ExitStack() as stack:
+            for context in contexts:
+                stack.enter_context(context)
+            with recording_dispatch() as steps:
+                F.linear(x, W, b)
+        return [next(s.key for s in steps if s.op == op) for op in inner]
+
+    assert starts() == ["CPU", "CPU", "CPU"]
+    assert starts(torch.inference_mode()) == ["CPU", "ADInplaceOrView", "ADInplaceOrView"]
+    assert starts(torch.inference_mode(), torch._C._AutoDispatchBelowADInplaceOrView()) == ["CPU", "CPU", "CPU"]
