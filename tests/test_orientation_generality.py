@@ -965,9 +965,10 @@ def test_make_benchs_builds_are_not_check_builds(tmp_path):
     assert "and those `make bench` times (with `HOOD_CHECK=off`, or no block run), is a check build" in _readme()
 
 
-def test_the_course_checks_pass_on_a_page_whose_output_no_paragraph_reads(monkeypatch):
+def test_the_course_checks_ask_for_prose_after_an_output_but_not_for_what_it_says(monkeypatch):
     """README, the shape of a page: theory 00 with the prose after its first output cut up to the next heading
-    still passes every check of tests/test_course.py."""
+    fails tests/test_course.py's reading check, as it does with a question there; with that prose swapped for a
+    sentence about something else, every check of the module passes."""
     from tests import test_course
     from tools.pages import fences
 
@@ -975,14 +976,22 @@ def test_the_course_checks_pass_on_a_page_whose_output_no_paragraph_reads(monkey
     end = next(f.fence.end for f in fences(lines) if f.option("id") == "first-look")
     heading = next(i for i in range(end + 1, len(lines)) if lines[i].startswith("#"))
     assert any(line.strip() and not line.startswith(("#", "```")) for line in lines[end + 1:heading])
-    unread = [*lines[:end + 1], "", *lines[heading:]]
-    monkeypatch.setattr(test_course, "page_lines", lambda language, page: unread)
-    test_course.test_a_theory_page_opens_with_its_frame("en", PAGE)
-    test_course.test_a_theory_page_ends_with_a_summary_questions_and_reading("en", PAGE)
-    test_course.test_every_code_box_a_reader_sees_is_at_most_thirty_lines(PAGE)
-    test_course.test_no_file_is_included_twice_on_a_page(PAGE)
-    test_course.test_an_output_over_forty_lines_is_collapsed_behind_a_summary("en", PAGE)
-    assert "no test looks for the paragraph that reads an output" in _readme()
+    for prose, read in (([], False), (['??? question "Why?"', "    Because.", ""], False),
+                        (["The weather was fine that day.", ""], True)):
+        page = [*lines[:end + 1], "", *prose, *lines[heading:]]
+        monkeypatch.setattr(test_course, "page_lines", lambda language, name, page=page: page)
+        test_course.test_a_theory_page_opens_with_its_frame("en", PAGE)
+        test_course.test_a_theory_page_ends_with_a_summary_questions_and_reading("en", PAGE)
+        test_course.test_every_code_box_a_reader_sees_is_at_most_thirty_lines(PAGE)
+        test_course.test_no_file_is_included_twice_on_a_page(PAGE)
+        test_course.test_an_output_over_forty_lines_is_collapsed_behind_a_summary("en", PAGE)
+        if read:
+            test_course.test_every_output_is_read_before_the_next_heading_or_block("en", PAGE)
+        else:
+            with pytest.raises(AssertionError, match="first-look"):
+                test_course.test_every_output_is_read_before_the_next_heading_or_block("en", PAGE)
+    assert "and that prose or a box (not a heading, another block or a question) follows each output" in _readme()
+    assert "No test reads what that prose says: that is the author's to keep." in _readme()
 
 
 def test_make_serve_sees_no_template_edit_and_renders_no_unchanged_page_after_a_config_edit(tmp_path):
