@@ -301,3 +301,19 @@ def test_the_nonfunctional_alias_leaves_the_sparse_coo_keys_without_a_row():
     for op in ("aten::add.Tensor", "aten::mm"):
         table = torch._C._dispatch_dump_table(op)
         assert "SparseCUDA:" not in table and "SparseCsrCUDA:" in table
+
+
+def test_index_adds_batching_rule_loops_over_the_samples_without_a_warning_given_a_batched_index():
+    """'usually runs on the whole batch … Not always': index_add has a rule of its own (not the fallback), which loops
+    per sample when the index is batched, and vmap does not warn; with a shared index it makes one call."""
+    batched = [line for line in torch._C._dispatch_dump_table("aten::index_add").splitlines()
+               if line.startswith("FuncTorchBatched:")]
+    assert len(batched) == 1 and "[kernel]" in batched[0] and "BatchRulesScatterOps" in batched[0]
+    x, index, one = torch.randn(5, 4), torch.tensor([[0], [1], [2], [3], [0]]), torch.ones(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with OpLog() as log:
+            torch.vmap(lambda t, i: t.index_add(0, i, one))(x, index)
+        shared = logged(lambda: torch.vmap(lambda t: t.index_add(0, index[0], one))(x))
+    assert [c.args[0] for c in log.calls if c.op == "aten::index_add"] == ["f32[4]"] * 5
+    assert log.names[-1] == "aten::stack" and shared.count("aten::index_add") == 1
