@@ -13,6 +13,7 @@ from hood.capture.compile import artifact_messages, inductor_output
 from snippets.compile.heads import TinyHead, inductor_config
 from snippets.compile.inductor_code import generated_code
 from snippets.lab03.kernel_annotation import ANNOTATION, KERNEL, evaluate
+from tests.sitekit import ROOT
 
 pytestmark = pytest.mark.usefixtures("like_a_block")
 
@@ -37,6 +38,18 @@ def head_code(batch=2, threads=2, cpus=None, config=None, **compile_options):
 def pragmas(out):
     return re.findall(r"#pragma omp parallel[^\n]*", out.kernels[KERNEL])
 
+
+
+def test_part_a_needs_a_cpp_compiler_and_the_box_says_so():
+    """'You need': without a working C++ compiler, Part A's compile of the head fails."""
+    from torch._inductor.exc import InductorError
+
+    with pytest.raises(InductorError, match="InvalidCxxCompiler"):
+        head_code(config={"cpp.cxx": (None, "hood-no-such-cxx")})
+    torch._dynamo.reset()
+    for language, needs in (("en", "on a Linux\n    machine that can compile C++"),
+                            ("es", "en una máquina\n    Linux que pueda compilar C++")):
+        assert needs in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
 
 @pytest.mark.parametrize("batch, threads, cpus, expected", [
     (2, 1, 2, []),  # one thread: no OpenMP region
