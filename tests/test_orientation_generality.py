@@ -166,6 +166,28 @@ def test_what_another_release_prints_comes_from_records_not_from_the_build():
     assert "except what another torch release\nprints" in build
 
 
+def test_theory_00s_first_look_shows_two_outputs_the_pinned_torch_did_not_print():
+    """Theory 00: the boxes under its first look hold the CUDA wheels' version lines, from records of the block's
+    current code (the build shows them), so the page's sentences on every output name that exception."""
+    expanded = _included(PAGE)
+    code = {options.get("id"): code for options, code in executed_blocks(expanded)}["first-look"]
+    versions = set()
+    for release in lens.load(ROOT / "traces" / lens.LENS_DIR):
+        entry = release.entries[f"{PAGE}#first-look"]
+        assert not entry.matched and entry.code_hash == lens.code_hash(code.removesuffix("\n"))  # as the fence's body
+        versions.add(without_header(entry.output).splitlines()[0])
+    assert versions == {"torch: 2.12.1+cu130", "torch: 2.14.1+cu130"} and f"torch: {torch.__version__}" not in versions
+    said = {"en": ("The one exception is what another torch release prints, in the collapsed boxes",
+                   "except what another release prints in the collapsed boxes (records made beforehand)",
+                   "Every output the pinned torch prints on the course pages comes from its CPU build"),
+            "es": ("La única excepción es lo que imprime otra versión de torch, en los recuadros plegados",
+                   "salvo lo que imprime otra versión en los recuadros plegados (trazas grabadas antes)",
+                   "Todas las salidas que imprime el torch fijado en las páginas del curso vienen de su versión")}
+    for language, sentences in said.items():
+        text = " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
+        assert all(sentence in text for sentence in sentences), language
+
+
 
 COMPILE_PROBE = ("import torch\ntorch.hood_probe = lambda t: t + 1\n"
                  "torch.compile(torch.hood_probe, backend='eager')(torch.ones(2))\n")
