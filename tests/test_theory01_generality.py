@@ -8,8 +8,8 @@ addmm, a tensor-subclass bias added out of place (an nn.Parameter in place), whi
 TORCH_LINEAR_FLATTEN_3D, what _dispatch_dump_table returns, the keys above the priority block's seven, who meets
 the tables' Meta row, a (1, 1, N) bias that addmm refuses, which tensors made under inference_mode lack the
 autograd keys, the order of the tables' rows, where a call starts relative to a key view's first key, which
-calls a mode logs, which files a table names, how many rows a dumped table has and where the calls inside
-a CPU kernel start."""
+calls a mode logs, which files a table names, how many rows a dumped table has, where the calls inside
+a CPU kernel start and what the AutogradCPU fallback does for an operator with no formula."""
 
 from __future__ import annotations
 
@@ -529,3 +529,27 @@ def test_calls_inside_a_cpu_kernel_start_at_cpu_only_below_a_kernel_that_exclude
     assert starts() == ["CPU", "CPU", "CPU"]
     assert starts(torch.inference_mode()) == ["CPU", "ADInplaceOrView", "ADInplaceOrView"]
     assert starts(torch.inference_mode(), torch._C._AutoDispatchBelowADInplaceOrView()) == ["CPU", "CPU", "CPU"]
+
+
+def test_the_autograd_fallback_lets_autograd_record_inside_the_kernel_and_warns():
+    """With no formula for scale, the AutogradCPU fallback runs the kernel with autograd on: the mul inside is
+    recorded and backward gives the right gradient with a warning; a kernel that detaches gives no gradient."""
+    lib = torch.library.Library("hood_fallback", "DEF")
+    try:
+        for name, kernel in (("scale", lambda x, factor: x * factor),
+                             ("hidden", lambda x, factor: x.detach() * factor)):
+            lib.define(f"{name}(Tensor x, float factor) -> Tensor")
+            lib.impl(name, kernel, "CPU")
+        a = torch.ones(3, requires_grad=True)
+        with recording_dispatch() as steps:
+            out = torch.ops.hood_fallback.scale(a, 2.5)
+        assert ("aten.mul.Tensor", "AutogradCPU") in [(s.op, s.key) for s in steps]
+        with pytest.warns(UserWarning, match="an autograd kernel was not registered"):
+            out.sum().backward()
+        assert a.grad.tolist() == [2.5, 2.5, 2.5]
+        a.grad = None
+        with pytest.warns(UserWarning, match="an autograd kernel was not registered"):
+            torch.ops.hood_fallback.hidden(a, 2.5).sum().backward()
+        assert a.grad is None
+    finally:
+        lib._destroy()
