@@ -47,8 +47,28 @@ def test_part_a_needs_a_cpp_compiler_and_the_box_says_so():
     with pytest.raises(InductorError, match="InvalidCxxCompiler"):
         head_code(config={"cpp.cxx": (None, "hood-no-such-cxx")})
     torch._dynamo.reset()
-    for language, needs in (("en", "on a Linux\n    machine that can compile C++"),
-                            ("es", "en una máquina\n    Linux que pueda compilar C++")):
+    for language, needs in (("en", "Linux machine with AVX2 that can compile C++"),
+                            ("es", "Linux x86-64 con AVX2 que pueda compilar C++")):
+        assert needs in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+
+
+def test_without_256_bit_vectors_the_kernel_is_scalar_and_six_claims_fail(monkeypatch):
+    """'You need': where the CPU has no 256-bit vectors (here, the list an Arm CPU with NEON alone reports), the
+    blocks' `cpp.simdlen = 256` selects none; the kernel is plain loops and six of Part D's eight claims fail."""
+    from torch._inductor import cpu_vec_isa
+
+    monkeypatch.setattr(cpu_vec_isa, "valid_vec_isa_list", lambda: [cpu_vec_isa.VecNEON()])
+    out = head_code(config={"cpp.threads": 2})
+    monkeypatch.undo()
+    torch._dynamo.reset()
+    assert cpu_vec_isa.VecNEON().bit_width() == 128 and "at::vec::" not in out.kernels[KERNEL]
+    failing = [i for i, claim in enumerate(ANNOTATION, 1) if not all(evaluate(c, out)[0] for c in claim.checks)]
+    assert failing == [1, 4, 5, 6, 7, 8]
+    for language, needs in (("en", "such as an x86-64 one without AVX2 or an Arm\n    one with 128-bit vectors only, "
+                                   "it writes plain scalar loops, and six of the eight claims of Part D fail"),
+                            ("es", "como una x86-64 sin AVX2 o una Arm\n    con vectores de solo 128 bits, genera "
+                                   "bucles escalares sin más, y fallan seis de las ocho afirmaciones de "
+                                   "la\n    Parte D")):
         assert needs in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
 
 @pytest.mark.parametrize("batch, threads, cpus, expected", [
