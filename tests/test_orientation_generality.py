@@ -1,6 +1,7 @@
 """Theory 00's general sentences, narrowed where a counterexample broke them: the fallthrough mask, what the build
 compares, what the CUDA wheels change, DDP's first bucket, which pages use the running example, which pages have a
-lab, fused attention as a native operator, non-differentiable operations, and AddmmBackward0 outside eager mode."""
+lab, fused attention as a native operator, non-differentiable operations, AddmmBackward0 outside eager mode, and
+a non-contiguous 3-D batch."""
 
 from __future__ import annotations
 
@@ -1123,3 +1124,23 @@ def test_every_setup_block_includes_the_capture_modules_and_three_leave_out_the_
     assert without == {"theory/04-distributed.md", "labs/03-compile-and-survey.md", "reference/reading-outputs.md"}
     assert "that includes the capture modules and what the page's blocks share (most often the running example;" in (
         _readme())
+
+
+def test_linear_on_a_non_contiguous_3d_batch_records_add_not_a_view_of_addmm():
+    """Theory 00's 3-D prediction: the contiguous batch is viewed around addmm; a transposed view or an expanded
+    input of the same shape goes through matmul and a separate add, so the node is AddBackward0."""
+    _, W, b = running_example()
+    contiguous = torch.randn(3, 2, 64, requires_grad=True)
+    assert type(F.linear(contiguous, W, b).grad_fn).__name__ == "ViewBackward0"
+    for x3 in (torch.randn(2, 3, 64, requires_grad=True).transpose(0, 1),
+               torch.randn(1, 2, 64, requires_grad=True).expand(3, 2, 64)):
+        assert x3.shape == (3, 2, 64) and not x3.is_contiguous()
+        with OpLog() as log:
+            y3 = F.linear(x3, W, b)
+        assert "aten::addmm" not in log.names and log.names[-2:] == ["aten::_unsafe_view", "aten::add.Tensor"]
+        assert type(y3.grad_fn).__name__ == "AddBackward0"
+    said = {"en": "A non-contiguous `x` of the same shape (a transposed view, for instance) takes another path",
+            "es": "Un `x` no contiguo de la misma forma (una vista transpuesta, por ejemplo) sigue otro camino"}
+    for language, sentence in said.items():
+        assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
+
