@@ -1,7 +1,7 @@
 """Theory 00's general sentences, narrowed where a counterexample broke them: the fallthrough mask, what the build
 compares, what the CUDA wheels change, DDP's first bucket, which pages use the running example, which pages have a
-lab, fused attention as a native operator, non-differentiable operations, AddmmBackward0 outside eager mode, and
-a non-contiguous 3-D batch."""
+lab, fused attention as a native operator, non-differentiable operations, AddmmBackward0 outside eager mode, a
+non-contiguous 3-D batch, and a check build under another torch."""
 
 from __future__ import annotations
 
@@ -1144,3 +1144,30 @@ def test_linear_on_a_non_contiguous_3d_batch_records_add_not_a_view_of_addmm():
     for language, sentence in said.items():
         assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
 
+
+TIMED_PAGE = ('# Home\n\n```python exec="on" id="same"\nprint(1)\n```\n\nRead.\n\n'
+              '```python exec="on" id="timing" trace="off"\nimport time\nprint(time.time())\n```\n')
+"""A page with a traced block whose output never changes and an untraced timing whose output always does."""
+
+
+def test_a_check_build_under_another_torch_fails_even_if_only_a_timing_changed(tmp_path):
+    """Theory 00's check-yourself answer: with traces blessed under another torch, a check build fails on
+    traces/TORCH.txt alone, no traced block changed; under the same torch the timing's change fails nothing."""
+    from hood.engine.traces import render_trace
+    from tests.sitekit import build, mini_project
+
+    outcomes = {}
+    for blessed in (torch.__version__, "2.12.1+cpu"):
+        project = mini_project(tmp_path / blessed, TIMED_PAGE)
+        (project / "traces" / "index").mkdir(parents=True)
+        (project / "traces" / "index" / "same.txt").write_text(render_trace("index.md", "same", "1\n"),
+                                                                encoding="utf-8")
+        (project / "traces" / "TORCH.txt").write_text(f"{blessed}\n", encoding="utf-8")
+        result = build(project, mode="check")
+        outcomes[blessed] = (result.returncode != 0, "0 of 1 traced blocks changed output" in result.output,
+                             "torch version: the traces were blessed with torch 2.12.1+cpu" in result.output)
+    assert outcomes == {torch.__version__: (False, False, False), "2.12.1+cpu": (True, True, True)}
+    said = {"en": "so a build under another torch fails on that alone, even if only a timing",
+            "es": "así que una construcción con otro torch falla ya por eso, aunque únicamente haya cambiado"}
+    for language, sentence in said.items():
+        assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
