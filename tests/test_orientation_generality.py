@@ -1,6 +1,7 @@
 """Theory 00's general sentences, narrowed where a counterexample broke them: the fallthrough mask, what the build
 compares, what the CUDA wheels change, DDP's first bucket, which pages use the running example, which pages have a
-lab, fused attention as a native operator, non-differentiable operations, and AddmmBackward0 outside eager mode."""
+lab, fused attention as a native operator, non-differentiable operations, AddmmBackward0 outside eager mode, a
+non-contiguous 3-D batch, and a check build under another torch."""
 
 from __future__ import annotations
 
@@ -1123,3 +1124,50 @@ def test_every_setup_block_includes_the_capture_modules_and_three_leave_out_the_
     assert without == {"theory/04-distributed.md", "labs/03-compile-and-survey.md", "reference/reading-outputs.md"}
     assert "that includes the capture modules and what the page's blocks share (most often the running example;" in (
         _readme())
+
+
+def test_linear_on_a_non_contiguous_3d_batch_records_add_not_a_view_of_addmm():
+    """Theory 00's 3-D prediction: the contiguous batch is viewed around addmm; a transposed view or an expanded
+    input of the same shape goes through matmul and a separate add, so the node is AddBackward0."""
+    _, W, b = running_example()
+    contiguous = torch.randn(3, 2, 64, requires_grad=True)
+    assert type(F.linear(contiguous, W, b).grad_fn).__name__ == "ViewBackward0"
+    for x3 in (torch.randn(2, 3, 64, requires_grad=True).transpose(0, 1),
+               torch.randn(1, 2, 64, requires_grad=True).expand(3, 2, 64)):
+        assert x3.shape == (3, 2, 64) and not x3.is_contiguous()
+        with OpLog() as log:
+            y3 = F.linear(x3, W, b)
+        assert "aten::addmm" not in log.names and log.names[-2:] == ["aten::_unsafe_view", "aten::add.Tensor"]
+        assert type(y3.grad_fn).__name__ == "AddBackward0"
+    said = {"en": "A non-contiguous `x` of the same shape (a transposed view, for instance) takes another path",
+            "es": "Un `x` no contiguo de la misma forma (una vista transpuesta, por ejemplo) sigue otro camino"}
+    for language, sentence in said.items():
+        assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
+
+
+TIMED_PAGE = ('# Home\n\n```python exec="on" id="same"\nprint(1)\n```\n\nRead.\n\n'
+              '```python exec="on" id="timing" trace="off"\nimport time\nprint(time.time())\n```\n')
+"""A page with a traced block whose output never changes and an untraced timing whose output always does."""
+
+
+def test_a_check_build_under_another_torch_fails_even_if_only_a_timing_changed(tmp_path):
+    """Theory 00's check-yourself answer: with traces blessed under another torch, a check build fails on
+    traces/TORCH.txt alone, no traced block changed; under the same torch the timing's change fails nothing."""
+    from hood.engine.traces import render_trace
+    from tests.sitekit import build, mini_project
+
+    outcomes = {}
+    for blessed in (torch.__version__, "2.12.1+cpu"):
+        project = mini_project(tmp_path / blessed, TIMED_PAGE)
+        (project / "traces" / "index").mkdir(parents=True)
+        (project / "traces" / "index" / "same.txt").write_text(render_trace("index.md", "same", "1\n"),
+                                                                encoding="utf-8")
+        (project / "traces" / "TORCH.txt").write_text(f"{blessed}\n", encoding="utf-8")
+        result = build(project, mode="check")
+        outcomes[blessed] = (result.returncode != 0, "0 of 1 traced blocks changed output" in result.output,
+                             "torch version: the traces were blessed with torch 2.12.1+cpu" in result.output)
+    assert outcomes == {torch.__version__: (False, False, False), "2.12.1+cpu": (True, True, True)}
+    said = {"en": "so a build under another torch fails on that alone, even if only a timing",
+            "es": "así que una construcción con otro torch falla ya por eso, aunque únicamente haya cambiado"}
+    for language, sentence in said.items():
+        assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
