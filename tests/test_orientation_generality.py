@@ -907,8 +907,9 @@ def test_torch_runs_ninja_from_path_and_never_imports_it_so_the_downloads_line_s
 
 def test_make_check_runs_the_search_indexs_chromium_tests_and_does_not_install_chromium():
     """README, make check: the search index's module is not marked `browser`, yet two of its tests take the
-    Chromium fixture; the `check` target, unlike `test`, does not depend on `browser`."""
+    Chromium fixture; the `check` target, unlike `test`, does not depend on `browser`, which installs it alone."""
     import inspect
+    import subprocess
 
     from tests import test_browser, test_search_index
     from tests.conftest import MARKED_MODULES
@@ -922,7 +923,30 @@ def test_make_check_runs_the_search_indexs_chromium_tests_and_does_not_install_c
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^check: \$\(STAMP\)$", makefile, re.MULTILINE)
     assert re.search(r"^test: \$\(STAMP\) browser$", makefile, re.MULTILINE)
-    assert "so `make check` needs `/usr/bin/chromium` too, which only `make test` installs" in _readme()
+    browser = subprocess.run(["make", "-n", "--no-print-directory", "browser"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout  # `make browser` alone installs it too
+    assert "test -x /usr/bin/chromium ||" in browser and "apt-get install -y -qq chromium" in browser
+    assert ("so `make check` needs `/usr/bin/chromium` too, which `make test` installs (`make browser` is that step "
+            "alone)") in _readme()
+
+
+def test_the_suites_parallel_parts_run_one_process_per_cpu_but_lab_02s_two_languages_run_together():
+    """README, make test: the audit and the notebooks size their pools by the CPUs; lab 02's fixture starts its two
+    languages' runs at once, whatever the CPUs, and labs 00 and 01 run their Spanish deliverables in-process."""
+    import inspect
+
+    from tests import test_downloads, test_lab00, test_lab01, test_lab02
+    from tools import audit
+
+    pool = inspect.getsource(test_downloads.ran.__wrapped__)
+    assert "ThreadPoolExecutor(max_workers=os.cpu_count() or 1)" in pool
+    assert "default=os.cpu_count() or 1" in inspect.getsource(audit.main)
+    runs = inspect.getsource(test_lab02.runs.__wrapped__)
+    assert "start_lab(out" in runs and "cpu_count" not in runs and "Popen" in inspect.getsource(test_lab02.start_lab)
+    assert '"--lang", "es"' in inspect.getsource(test_lab00) and '"--lang", "es"' in inspect.getsource(test_lab01)
+    assert "Popen" not in inspect.getsource(test_lab00) + inspect.getsource(test_lab01)
+    assert ("course's notebooks) they run one process per CPU at a time, and lab 02's two languages run side by side "
+            "whatever the CPUs") in _readme()
 
 
 HEADERLESS = ("import sys, sysconfig\nfound = sysconfig.get_path\n"
