@@ -317,3 +317,24 @@ def test_index_adds_batching_rule_loops_over_the_samples_without_a_warning_given
         shared = logged(lambda: torch.vmap(lambda t: t.index_add(0, index[0], one))(x))
     assert [c.args[0] for c in log.calls if c.op == "aten::index_add"] == ["f32[4]"] * 5
     assert log.names[-1] == "aten::stack" and shared.count("aten::index_add") == 1
+
+
+def test_with_stack_records_python_functions_as_parent_events_not_the_calling_line():
+    """'with_stack=True leaves the `stack` of every operator's event empty. It records the Python functions as
+    events of their own, parents of the operators …, but they name a function and the line of its `def`'."""
+    from torch.profiler import ProfilerActivity, profile
+
+    x, W, b = running_example(parts.SEED)
+    with profile(activities=[ProfilerActivity.CPU], with_stack=True) as prof:
+        drill.training_step(x, W, b)
+    addmm = next(e for e in prof.events() if e.name == "aten::addmm")
+    parents, event = [], addmm.cpu_parent
+    while event is not None:
+        parents.append(event.name)
+        event = event.cpu_parent
+    assert addmm.stack == [] and all(not e.stack for e in prof.events() if e.name.startswith("aten::"))
+    line = drill.training_step.__code__.co_firstlineno
+    assert any(name.endswith(f"drill.py({line}): training_step") for name in parents)  # the def, not the call
+    with profile(activities=[ProfilerActivity.CPU]) as plain:
+        drill.training_step(x, W, b)
+    assert not any("training_step" in e.name for e in plain.events())
