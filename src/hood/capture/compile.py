@@ -256,7 +256,7 @@ def compile_twice(compile_and_run: Callable[[], str], artifacts: tuple[str, ...]
 
 
 RUN_LABELS = (words(en=f"{'empty cache':>11}", es=f"{'caché vacía':>11}"),
-              words(en=f"{'cache hit':>11}", es=f"{'caché llena':>11}"))
+              words(en=f"{'cache hit':>11}", es=f"{'con acierto':>11}"))
 """The heading of each run's column, in every language, right-aligned to the column's 11 characters."""
 
 
