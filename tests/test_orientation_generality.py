@@ -97,6 +97,22 @@ def test_ddp_puts_every_parameter_in_one_bucket_for_the_first_backward_by_defaul
     assert limits == [torch.distributed._DEFAULT_FIRST_BUCKET_BYTES, 25 * 1024 * 1024]
 
 
+def test_ddps_first_buckets_split_by_dtype_and_keep_a_sparse_gradient_apart():
+    """Theory 00's DDP sentence: with the first backward's limit (sys.maxsize), the assignment DDP asks for puts a
+    bfloat16 layer's gradients in a bucket of their own, and a sparse gradient too (lab 03's survey tests run the
+    ranks: a float64 and a float32 layer make two all-reduces on step 1)."""
+    weight, bias = torch.randn(600, 64), torch.randn(600)
+    assign = torch.distributed._compute_bucket_assignment_by_size
+    assert assign([weight, bias], [sys.maxsize], [False, False])[0] == [[0, 1]]
+    assert assign([weight, bias, weight.bfloat16(), bias.bfloat16()], [sys.maxsize], [False] * 4)[0] == [
+        [0, 1], [2, 3]]
+    assert assign([weight, bias, torch.randn(10, 64)], [sys.maxsize], [False, False, True])[0] == [[0, 1], [2]]
+    said = {"en": "by default the first backward puts the dense gradients of each dtype in one bucket",
+            "es": "por defecto, el primer backward pone los gradientes densos de cada dtype en un único bucket"}
+    for language, sentence in said.items():
+        assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
+
+
 def _included(page: str) -> str:
     from hood.engine.blocks import expand_includes
 
