@@ -90,12 +90,13 @@ def test_an_output_over_forty_lines_is_collapsed_behind_a_summary(language, page
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_output_is_read_before_the_next_heading_or_block(language, page):
-    """A block that shows a result is followed by prose or a box that reads it, not straight by a heading, another
-    block or a self-check."""
+    """A block that shows an output (text, Markdown or a figure) is followed by prose or a box that reads it, not
+    straight by a heading, another block or a self-check."""
     lines = page_lines(language, page)
     unread = []
     for f in fences(lines):
-        if "exec=" in f.info and f.option("result") and f.option("id") != "setup":
+        shows = f.option("result") or f.option("html") == "on" or output_lines(page, f.option("id")) > 0
+        if "exec=" in f.info and f.option("id") != "setup" and shows:
             after = next((line.strip() for line in lines[f.fence.end + 1:] if line.strip()), "")
             if not after or after.startswith(("#", "```", "??? question")):
                 unread.append((f.option("id"), after[:60]))

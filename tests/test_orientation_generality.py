@@ -1057,6 +1057,26 @@ def test_the_course_checks_ask_for_prose_after_an_output_but_not_for_what_it_say
     assert "No test reads what that prose says: that is the author's to keep." in _readme()
 
 
+@pytest.mark.parametrize(("page", "block"), [("theory/02-autograd-and-custom-ops.md", "diagram-linear"),
+                                             ("theory/01-dispatcher-and-aten.md", "tables")])
+def test_the_reading_check_covers_a_figure_and_a_markdown_output(monkeypatch, page, block):
+    """README, the shape of a page: "each output" includes a figure (`html="on"`) and a block printed as Markdown
+    (no `result`); with the prose after one cut up to the next heading, the reading check fails on that block."""
+    from tests import test_course
+    from tools.pages import fences
+
+    lines = test_course.page_lines("en", page)
+    fence = next(f for f in fences(lines) if f.option("id") == block)
+    assert not fence.option("result")
+    end = fence.fence.end
+    heading = next(i for i in range(end + 1, len(lines)) if lines[i].startswith("#"))
+    cut = [*lines[:end + 1], "", *lines[heading:]]
+    monkeypatch.setattr(test_course, "page_lines", lambda language, name: cut)
+    with pytest.raises(AssertionError, match=block):
+        test_course.test_every_output_is_read_before_the_next_heading_or_block("en", page)
+    assert "and that prose or a box (not a heading, another block or a question) follows each output" in _readme()
+
+
 def test_make_serve_sees_no_template_edit_and_renders_no_unchanged_page_after_a_config_edit(tmp_path):
     """README, make serve: the server watches no `overrides/` (no `--watch-theme`), and its dirty rebuild after an
     edit of `mkdocs.yml` (or a template) leaves a page whose source and includes are older than its output as it was."""
