@@ -9,7 +9,8 @@ TORCH_LINEAR_FLATTEN_3D, what _dispatch_dump_table returns, the keys above the p
 the tables' Meta row, a (1, 1, N) bias that addmm refuses, which tensors made under inference_mode lack the
 autograd keys, the order of the tables' rows, where a call starts relative to a key view's first key, which
 calls a mode logs, which files a table names, how many rows a dumped table has, where the calls inside
-a CPU kernel start and what the AutogradCPU fallback does for an operator with no formula."""
+a CPU kernel start, what the AutogradCPU fallback does for an operator with no formula, and why
+_dispatch_dump_table('aten::add') is empty although torch.ops.aten.add has a default overload."""
 
 from __future__ import annotations
 
@@ -553,3 +554,15 @@ def test_the_autograd_fallback_lets_autograd_record_inside_the_kernel_and_warns(
         assert a.grad is None
     finally:
         lib._destroy()
+
+
+def test_aten_add_has_a_default_overload_only_in_torchscript_so_its_table_is_empty():
+    """torch.ops.aten.add.default is TorchScript's add of two scalars; the dispatcher holds only add.Tensor,
+    add.Scalar and their out forms, so the table of 'aten::add' is empty and that of 'aten::linear' is not."""
+    assert "default" in torch.ops.aten.add.overloads() and torch.ops.aten.add.default(2, 3) == 5
+    assert str(torch.ops.aten.add.default._schema) == "aten::add(Scalar a, Scalar b) -> Scalar"
+    assert str(torch.ops.aten.add.default._schema) in map(str, torch._C._jit_get_schemas_for_operator("aten::add"))
+    held = {name for name in torch._C._dispatch_get_all_op_names() if name.split(".")[0] == "aten::add"}
+    assert held == {"aten::add.Tensor", "aten::add.Scalar", "aten::add.out", "aten::add.Scalar_out"}
+    assert torch._C._dispatch_dump_table("aten::add") == ""
+    assert "aten::linear" in torch._C._dispatch_get_all_op_names() and torch._C._dispatch_dump_table("aten::linear")
