@@ -1,5 +1,6 @@
 """Lab 03, beyond its build: the cases a skeptical read tried against its general sentences (one process)."""
 
+import dataclasses
 import inspect
 import os
 import re
@@ -178,3 +179,33 @@ def test_a_cache_hit_drops_inductors_logs_and_debug_files_but_still_logs_the_out
     assert [bool(s.get("post_grad_graphs")) for s in seen] == [True, False]
     assert ["def call(" in "".join(s["output_code"]) for s in seen] == [True, True]
     assert "output_code.py" in files[0] and not files[1]
+
+
+def test_acceptance_a_check_fails_when_every_line_it_matches_is_broken_not_one_kernel_line():
+    """Acceptance: no one-line edit of the kernel fails a wrapper check or claim 1's max check (two lines); editing
+    every line a check matches, in the code it reads (a line added, for the check that must match none), fails it."""
+    out = head_code(config={"cpp.threads": 2})
+    texts = {"kernel": out.kernels[KERNEL], "wrapper": out.call}
+
+    def broken(where, lines):
+        text = "\n".join(lines)
+        return dataclasses.replace(out, **({"kernels": {KERNEL: text}} if where == "kernel" else {"call": text}))
+
+    kernel = texts["kernel"].splitlines()
+    checks = [check for claim in ANNOTATION for check in claim.checks]
+    edits = [broken("kernel", kernel[:i] + ["// broken"] + kernel[i + 1:]) for i in range(len(kernel))]
+    one_line = [check for check in checks if any(not evaluate(check, edit)[0] for edit in edits)]
+    max_check = ANNOTATION[0].checks[1]
+    assert "maximum" in max_check.pattern and len(evaluate(max_check, out)[1]) == 2 and max_check not in one_line
+    assert [c for c in checks if c not in one_line] == [c for c in checks if c is max_check or c.where == "wrapper"]
+    for check in checks:
+        lines = texts[check.where].splitlines()
+        if check.count == 0:
+            lines.append("buf2 = empty_strided_cpu((2, 600), (600, 1), torch.float32)")
+        else:
+            lines = ["// broken" if re.search(check.pattern, line.strip()) else line for line in lines]
+        assert not evaluate(check, broken(check.where, lines))[0], check.pattern
+    for language, says in (("en", "One edited line is not always enough: the max check of claim 1 matches two lines"),
+                           ("es", "No siempre basta con cambiar una línea: la\n  comprobación del máximo de la "
+                                  "afirmación 1 la cumplen dos líneas")):
+        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
