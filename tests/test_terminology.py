@@ -107,3 +107,18 @@ def test_the_spanish_glossary_uses_no_avoided_rendering():
     found = [f"{match.group(0)!r} ({term})" for term, _, avoided in rows() for rendering in avoided
              for match in pattern(rendering).finditer(text)]
     assert found == []
+
+
+def test_the_sites_generated_spanish_uses_no_avoided_rendering():
+    """The words the build writes into Spanish pages and downloads (interface, labels) follow the vocabulary too."""
+    from hood import interface
+
+    def strings(value):
+        if isinstance(value, dict):
+            return [s for item in value.values() for s in strings(item)]
+        return [value] if isinstance(value, str) else []
+
+    text = "\n".join(strings(interface.TABLES["es"]))
+    found = [f"{match.group(0)!r} ({term})" for term, _, avoided in rows() for rendering in avoided
+             for match in pattern(rendering).finditer(text)]
+    assert found == []

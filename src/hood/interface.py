@@ -134,7 +134,7 @@ ES = {
             "raised": "incorrecto: lanzó",
             "not_done": "sin hacer todavía",
             "needs": "sin hacer todavía: necesita {name}, que define una respuesta anterior",
-            "timing": "ejecutado (una medición de tiempo: compárala a ojo con la página, no se comprueba)",
+            "timing": "ejecutado (una medición de tiempos: compárala a ojo con la página, no se comprueba)",
             "predict": "tu predicción de `{name}` (cambia None) y luego ejecuta las dos celdas siguientes",
             "predicted_right": "correcto: predijiste {real!r}",
             "predicted_wrong": "incorrecto: predijiste {guess!r}; torch dice {real!r}",
@@ -146,7 +146,7 @@ ES = {
                          "paquetes para Linux es una versión para CUDA, que en algunos bloques imprime otro número "
                          "de versión y otras filas de CUDA).",
             "downloads_with": "Llévate esta página: {links}. Cada uno funciona con torch {torch} y {needs}, que "
-                              "usa una función de torch de esta página (<code>pip install torch=={torch} "
+                              "necesita una función de torch usada en esta página (<code>pip install torch=={torch} "
                               "{needs} jupyter</code>; en Linux, añade " + CPU_INDEX + " para instalar la versión "
                               "para CPU con la que se ejecutó esta página: la del índice de paquetes para Linux es una "
                               "versión para CUDA, que en algunos bloques imprime otro número de versión y otras filas "
