@@ -209,3 +209,21 @@ def test_acceptance_a_check_fails_when_every_line_it_matches_is_broken_not_one_k
                            ("es", "No siempre basta con cambiar una línea: la\n  comprobación del máximo de la "
                                   "afirmación 1 la cumplen dos líneas")):
         assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+
+
+def test_acceptance_finds_a_failed_claim_in_every_language_the_mark_is_written_in(monkeypatch, capsys):
+    """The site's annotation carries the mark as a marker, a Spanish download as the plain word «FALLO»: the
+    acceptance line says True for both."""
+    from hood.capture import common
+    from snippets.lab03.report import acceptance
+
+    def failed_line(language):
+        monkeypatch.setattr(common, "PAGE_LANGUAGE", language)
+        files = {"REPORT.md": "", "DISTRIBUTED.md": "",
+                 "KERNEL_ANNOTATION.md": f"[{common.words(en='FAILED', es='FALLO')}] claim 4"}
+        acceptance(files, [])
+        return capsys.readouterr().out.splitlines()[-2]
+
+    assert common.localize(failed_line(""), "es") == "FALLO en KERNEL_ANNOTATION.md: True"
+    assert failed_line("es") == "FALLO en KERNEL_ANNOTATION.md: True"
+    assert failed_line("en") == "FAILED in KERNEL_ANNOTATION.md: True"

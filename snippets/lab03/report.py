@@ -60,7 +60,7 @@ def acceptance(files, paths) -> None:
         if "**" in line:
             print(line)
     print(words(en="FAILED in KERNEL_ANNOTATION.md:", es="FALLO en KERNEL_ANNOTATION.md:"),
-          "FAILED" in files["KERNEL_ANNOTATION.md"])
+          words(en="FAILED", es="FALLO") in files["KERNEL_ANNOTATION.md"])
     print(words(en="sections in DISTRIBUTED.md:", es="secciones en DISTRIBUTED.md:"),
           sum(line.startswith("## ") for line in files["DISTRIBUTED.md"].splitlines()))
 # --8<-- [end:body]
