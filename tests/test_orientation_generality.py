@@ -454,6 +454,19 @@ def test_a_compiled_model_may_differ_from_eager_in_its_last_bits_so_only_a_custo
         _readme())
 
 
+def test_both_languages_show_one_runs_output_with_its_labels_in_the_pages_language():
+    """README, layout: a block's one trace holds both languages' labels; each page shows it with its own, so the
+    two pages' outputs hold the same values under different words."""
+    from hood.capture.common import localize
+
+    folder = ROOT / "traces" / "theory" / "02-autograd-and-custom-ops"
+    body = trace_body(folder / "custom-op-compiled.txt")
+    en, es = localize(body, "en"), localize(body, "es")
+    assert en.rstrip().endswith("compiled equals eager: True") and es.rstrip().endswith("compilado igual a eager: True")
+    assert not list(folder.glob("custom-op-compiled*es*"))
+    assert "both pages show one run's output, its labels (`words(en=..., es=...)`) in the page's language" in _readme()
+
+
 def test_the_options_table_lists_every_option_of_the_plugin(tmp_path):
     """The build page's table of options: one row per option of the `hood` plugin, lens included, each with the
     variable mkdocs.yml reads it from; a lens build neither checks nor reads the cache."""
