@@ -467,6 +467,19 @@ def test_both_languages_show_one_runs_output_with_its_labels_in_the_pages_langua
     assert "both pages show one run's output, its labels (`words(en=..., es=...)`) in the page's language" in _readme()
 
 
+def test_a_figure_prints_its_data_in_a_comment_that_the_page_leaves_off():
+    """README, a figure: the block's output holds the data as plain text inside an HTML comment; the page shows the
+    drawing and the caption without it, and the trace keeps the data without the drawing."""
+    from hood.capture.figure import figure, figure_data, without_data
+
+    printed = figure('<svg viewBox="0 0 1 1"></svg>', "AutogradCPU: kernel", "a caption")
+    assert "<!--hood-figure-data\nAutogradCPU: kernel\n-->" in printed
+    page = without_data(printed)
+    assert "AutogradCPU" not in page and "<svg" in page and "a caption" in page
+    assert figure_data(printed).strip() == "[figure]\nAutogradCPU: kernel"
+    assert "in a comment that the page leaves off" in _readme()
+
+
 def test_the_options_table_lists_every_option_of_the_plugin(tmp_path):
     """The build page's table of options: one row per option of the `hood` plugin, lens included, each with the
     variable mkdocs.yml reads it from; a lens build neither checks nor reads the cache."""
