@@ -431,8 +431,53 @@ def test_exact_comparisons_print_torch_equal_and_the_others_go_through_max_diff(
     out, text = printed(exercises.exercise_4_in_dims_out_dims)
     assert out.dtype == torch.float32 and text.rstrip().endswith("True")
     assert "Results that\n   must match bit for bit" in BUILD_PAGE.read_text(encoding="utf-8")
-    assert ("Results that must match bit for bit (compiled and eager, a copy received from rank 0) print "
-            "`torch.equal`") in _readme()
+    assert ("Results that must match bit for bit (a custom operator compiled and eager, a copy received from rank 0) "
+            "print `torch.equal`") in _readme()
+
+
+@pytest.mark.usefixtures("like_a_block")
+def test_a_compiled_model_may_differ_from_eager_in_its_last_bits_so_only_a_custom_op_prints_torch_equal():
+    """README, numbers: lab 03's head compiled by Inductor differs from eager in its last bits (no torch.equal), so
+    lab 03 and the head's training step compare through max_diff; the custom op's opaque call prints torch.equal."""
+    from snippets.compile.heads import TinyHead
+
+    torch.manual_seed(42)
+    model, x = TinyHead(), torch.randn(2, 64)
+    with torch.no_grad():
+        compiled, eager = torch.compile(model)(x), model(x)
+    assert not torch.equal(compiled, eager) and 0 < (compiled - eager).abs().max().item() < 1e-6
+    for snippet in ("lab03/compile_head.py", "custom_ops/head.py"):
+        text = (ROOT / "snippets" / snippet).read_text(encoding="utf-8")
+        assert "max_diff(" in text and "torch.equal(" not in text
+    assert "torch.equal(out, eager)" in (ROOT / "snippets" / "custom_ops" / "compiled_call.py").read_text()
+    assert "other compiled results may differ from eager in their last bits, so they go through `max_diff`" in (
+        _readme())
+
+
+def test_both_languages_show_one_runs_output_with_its_labels_in_the_pages_language():
+    """README, layout: a block's one trace holds both languages' labels; each page shows it with its own, so the
+    two pages' outputs hold the same values under different words."""
+    from hood.capture.common import localize
+
+    folder = ROOT / "traces" / "theory" / "02-autograd-and-custom-ops"
+    body = trace_body(folder / "custom-op-compiled.txt")
+    en, es = localize(body, "en"), localize(body, "es")
+    assert en.rstrip().endswith("compiled equals eager: True") and es.rstrip().endswith("compilado igual a eager: True")
+    assert not list(folder.glob("custom-op-compiled*es*"))
+    assert "both pages show one run's output, its labels (`words(en=..., es=...)`) in the page's language" in _readme()
+
+
+def test_a_figure_prints_its_data_in_a_comment_that_the_page_leaves_off():
+    """README, a figure: the block's output holds the data as plain text inside an HTML comment; the page shows the
+    drawing and the caption without it, and the trace keeps the data without the drawing."""
+    from hood.capture.figure import figure, figure_data, without_data
+
+    printed = figure('<svg viewBox="0 0 1 1"></svg>', "AutogradCPU: kernel", "a caption")
+    assert "<!--hood-figure-data\nAutogradCPU: kernel\n-->" in printed
+    page = without_data(printed)
+    assert "AutogradCPU" not in page and "<svg" in page and "a caption" in page
+    assert figure_data(printed).strip() == "[figure]\nAutogradCPU: kernel"
+    assert "in a comment that the page leaves off" in _readme()
 
 
 def test_the_options_table_lists_every_option_of_the_plugin(tmp_path):
