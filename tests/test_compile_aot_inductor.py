@@ -271,7 +271,7 @@ def test_render_compile_runs_has_one_column_per_run():
     lines, spanish = localize(table, "en").splitlines(), localize(table, "es").splitlines()
     assert lines[0].split() == ["empty", "cache", "cache", "hit"]
     assert lines[-1].split() == ["graph_code", "1", "0"]
-    assert spanish[0].split() == ["caché", "vacía", "caché", "llena"] and "entradas de TORCH_LOGS:" in spanish
+    assert spanish[0].split() == ["caché", "vacía", "con", "acierto"] and "entradas de TORCH_LOGS:" in spanish
     for language in (lines, spanish):  # each column's heading ends where its numbers end
         assert {len(line) for line in language if "TORCH_LOGS" not in line} == {len(language[0])}
 

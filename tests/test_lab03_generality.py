@@ -69,7 +69,7 @@ def test_without_256_bit_vectors_the_kernel_is_scalar_and_six_claims_fail(monkey
                                    "it writes plain scalar loops, and six of the eight claims of Part D fail"),
                             ("es", "como una x86-64 sin AVX2 o una Arm\n    con vectores de solo 128 bits, genera "
                                    "bucles escalares sin más, y fallan seis de las ocho afirmaciones de "
-                                   "la\n    Parte D")):
+                                   "la\n    parte D")):
         assert needs in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
 
 @pytest.mark.parametrize("batch, threads, cpus, expected", [
