@@ -1,7 +1,7 @@
 """Theory 00's general sentences, narrowed where a counterexample broke them: the fallthrough mask, what the build
 compares, what the CUDA wheels change, DDP's first bucket, which pages use the running example, which pages have a
 lab, fused attention as a native operator, non-differentiable operations, AddmmBackward0 outside eager mode, a
-non-contiguous 3-D batch, and a check build under another torch."""
+non-contiguous 3-D batch, a check build under another torch, and linear on an Apple GPU."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import difflib
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -1276,3 +1277,32 @@ def test_a_check_build_under_another_torch_fails_even_if_only_a_timing_changed(t
             "es": "así que una construcción con otro torch falla ya por eso, aunque únicamente haya cambiado"}
     for language, sentence in said.items():
         assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
+
+
+def test_linear_records_addmm_on_cpu_but_linear_backward_where_mps_has_its_own_kernel():
+    """Theory 00's summary: an MPS kernel for aten::linear (the MPS build registers `_mps_linear`) moves AutogradMPS
+    from the CompositeImplicitAutograd kernel to the autograd kernel, the one that records LinearBackward0 (as it
+    does for a nested CPU tensor, whose backend has a kernel too)."""
+    from tests.pinned_source import TORCH
+
+    yaml = (TORCH.parent / "torchgen" / "packaged" / "ATen" / "native" / "native_functions.yaml").read_text()
+    assert yaml.splitlines()[3291].strip() == "MPS: _mps_linear"  # L3292, the line the pages link
+    x, W, b = running_example()
+    assert type(F.linear(x, W, b).grad_fn).__name__ == "AddmmBackward0"
+    assert table_rows("aten::linear", ("AutogradMPS",))[0].kind == "math kernel"
+    library = torch.library.Library("aten", "IMPL")
+    try:
+        library.impl("linear", lambda x, w, b=None: x, "MPS")  # a stand-in for the MPS build's kernel
+        (row,) = table_rows("aten::linear", ("AutogradMPS",))
+        assert (row.kind, row.source.startswith("VariableType")) == ("autograd kernel", True)
+    finally:
+        library._destroy()
+    assert table_rows("aten::linear", ("AutogradMPS",))[0].kind == "math kernel"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nested tensors are a prototype
+        nested = torch.nested.nested_tensor([torch.randn(2, 64), torch.randn(3, 64)], requires_grad=True)
+    assert type(F.linear(nested, W, b).grad_fn).__name__ == "LinearBackward0"
+    said = {"en": "`linear` on a CPU tensor records `AddmmBackward0`", "es": "`linear` sobre un tensor de CPU graba"}
+    for language, sentence in said.items():
+        text = " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
+        assert sentence in text and "native_functions.yaml#L3287-L3292" in text and "LinearBackward0" in text
