@@ -1306,3 +1306,46 @@ def test_linear_records_addmm_on_cpu_but_linear_backward_where_mps_has_its_own_k
     for language, sentence in said.items():
         text = " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
         assert sentence in text and "native_functions.yaml#L3287-L3292" in text and "LinearBackward0" in text
+
+
+def test_a_timings_check_cell_says_only_that_it_ran():
+    """README, the course without the site: the five timings (no trace) are lab tasks; their check cells pass no
+    expected text, and such a check prints that the block ran, neither right nor wrong."""
+    import contextlib
+    import io
+
+    from hood.engine import download
+    from tools import notebooks
+
+    unchecked = {c.block for page in ("labs/00-trace-the-dispatcher.md", "labs/03-compile-and-survey.md")
+                 for c in notebooks.cells(page, "en", learner=True)
+                 if c.role == "check" and c.source.rstrip().endswith("expected=None)")}
+    assert unchecked == TIMINGS
+    namespace: dict = {}
+    exec(download.checks_cell("en", "2.13.0", "def normalise_text(t):\n    return t\n"), namespace)  # noqa: S102
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        namespace["check_answer"]("timing", "print('12.5 us')", expected=None)
+    assert out.getvalue().splitlines()[-1] == (
+        "timing: ran (a timing: compare it with the page by eye, it is not checked)")
+    assert "a timing has no trace, so its check cell only says that it ran" in _readme()
+
+
+def test_a_page_includes_several_sections_of_one_file_but_no_include_twice(monkeypatch):
+    """README, the shape of a page: theory 02 includes two sections of `autograd/inplace.py` and passes the
+    repeated-include check; with one of those includes doubled, the check fails on it."""
+    from tests import test_course
+    from tools.pages import fences, included
+
+    page = "theory/02-autograd-and-custom-ops.md"
+    lines = test_course.page_lines("en", page)
+    targets = [target for f in fences(lines) for target in included(f)]
+    assert {"autograd/inplace.py:leaf", "autograd/inplace.py:body"} <= set(targets)
+    test_course.test_no_file_is_included_twice_on_a_page(page)
+    at = lines.index('--8<-- "autograd/inplace.py:body"')
+    doubled = [*lines[:at + 1], *lines[at:]]
+    monkeypatch.setattr(test_course, "page_lines", lambda language, name: doubled)
+    with pytest.raises(AssertionError, match="autograd/inplace.py:body"):
+        test_course.test_no_file_is_included_twice_on_a_page(page)
+    assert "No include (a file, or one section of it) is repeated on a page, though several sections of one file" in (
+        _readme())
