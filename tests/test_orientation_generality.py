@@ -931,7 +931,7 @@ def test_theory_01s_cpp_block_raises_without_ninja_which_torch_does_not_install_
     path = subprocess.run(["make", "-s", "--no-print-directory", "--eval", "path: ; @echo $$PATH", "path"],
                           cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert path.split(":")[0] == str(ROOT / ".venv" / "bin")
-    assert notebooks.requirements("theory/01-dispatcher-and-aten.md") == ("ninja",)
+    assert notebooks.needs("theory/01-dispatcher-and-aten.md").requires == ("ninja",)
     assert '--8<-- "dispatcher/cpp_registration.py:body"' in (
         ROOT / "docs" / "en" / "theory" / "01-dispatcher-and-aten.md").read_text(encoding="utf-8")
     assert "is pinned too: the Makefile puts `.venv/bin` first on the PATH of every" in _readme()
