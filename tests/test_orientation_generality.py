@@ -962,7 +962,7 @@ def test_torch_runs_ninja_from_path_and_never_imports_it_so_the_downloads_line_s
     assert not re.search(r"^\s*(import|from) ninja\b", inspect.getsource(cpp_extension), re.MULTILINE)
     page = "theory/01-dispatcher-and-aten.md"
     for language, said in (("en", "torch 2.13.0 and ninja, which a torch feature of this page uses"),
-                           ("es", "torch 2.13.0 y con ninja, del que depende una función de torch que usa esta página")):
+                           ("es", "y con ninja, del que depende una función de torch que usa esta página")):
         line = download.links_paragraph(notebooks.downloads(page, language), language, "2.13.0")
         assert said in line and "import" not in line
 
