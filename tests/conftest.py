@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 
-import pytest
-import torch
-
 from tests.sitekit import ROOT, Build, build_subprocess, copy_project
+
+os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(ROOT / ".cache" / "inductor-tests"))
+"""Kernels the tests compile stay in the clone (and go with it), not in a machine-wide folder under /tmp."""
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
 
 MARKED_MODULES = {
     "build": {"test_build_engine", "test_build_errors", "test_build_runtime", "test_serve"},

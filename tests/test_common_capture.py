@@ -64,10 +64,11 @@ def test_grouped_has_commas_in_english_and_no_break_spaces_in_spanish_from_five_
     assert localize(grouped(-156000), "es") == "-156\u00a0000"
 
 
-def test_a_spanish_decimal_groups_its_integer_part_from_five_digits_as_grouped_does():
-    """A timing of 12 345,6 µs on a slow machine reads as Spanish; the fraction and an aligned width are kept."""
+def test_a_decimal_groups_its_integer_part_as_grouped_does_and_keeps_its_width():
+    """A timing of 12 345,6 µs on a slow machine reads as Spanish, 3,880.5 as English; columns stay aligned."""
     from hood.capture.common import number
 
     assert [number(v, "9.1f", "es") for v in (3880.5, 12345.6, -12345.6)] == [
-        "   3880,5", "  12\u00a0345,6", " -12\u00a0345,6"]
-    assert number(0.123456, ".6f", "es") == "0,123456" and number(12345.6, "9.1f", "en") == "  12345.6"
+        "   3880,5", " 12\u00a0345,6", "-12\u00a0345,6"]
+    assert [number(v, "9.1f", "en") for v in (999.5, 3880.5, -12345.6)] == ["    999.5", "  3,880.5", "-12,345.6"]
+    assert number(0.123456, ".6f", "es") == "0,123456" and number(99999.96, ".1f", "es") == "100\u00a0000,0"

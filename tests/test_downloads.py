@@ -187,7 +187,7 @@ def ran(reader) -> dict:
     """Every notebook of `RUNS` executed once, one per CPU at a time (each in a kernel of its own; no output depends
     on how busy the machine is): a future of its outcomes per run."""
     for page in notebooks.course_pages():  # the reader virtualenvs, made one at a time
-        notebooks.reader_python(notebooks.requirements(page, "en"))
+        notebooks.reader_python(notebooks.needs(page, "en").requires)
     pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
     futures = {run: pool.submit(notebooks.run, run[0], reader, learner=run[1], filled=run[2]) for run in RUNS}
     pool.shutdown(wait=False)
@@ -228,7 +228,7 @@ def test_an_empty_learner_notebook_runs_to_the_end_saying_not_done_yet(page, ran
 
 
 def test_only_the_pipelines_pages_ask_for_numpy_and_only_theory_01_for_ninja():
-    asking = {page: notebooks.requirements(page) for page in notebooks.course_pages()}
+    asking = {page: notebooks.needs(page).requires for page in notebooks.course_pages()}
     assert {page: needs for page, needs in asking.items() if needs} == {
         "theory/01-dispatcher-and-aten.md": ("ninja",), "theory/04-distributed.md": ("numpy",),
         "labs/03-compile-and-survey.md": ("numpy",)}
@@ -242,7 +242,7 @@ COMPILING = {"theory/01-dispatcher-and-aten.md", "theory/03-compile.md", "labs/0
 
 def test_the_pages_that_compile_cpp_say_so_in_both_languages_and_in_their_downloads_line():
     for language in ("en", "es"):
-        assert {page for page in notebooks.course_pages() if notebooks.compiles(page, language)} == COMPILING
+        assert {page for page in notebooks.course_pages() if notebooks.needs(page, language).compiles} == COMPILING
         for page in notebooks.course_pages():
             line = download.links_paragraph(notebooks.downloads(page, language), language, "2.13.0")
             assert (TEXT[language]["compiles"] in line) == (page in COMPILING), (page, language)
@@ -269,7 +269,7 @@ def test_a_compiles_option_other_than_cpp_is_refused_naming_the_page_and_the_blo
 
 def test_a_page_that_requires_a_package_says_so_in_its_downloads_line():
     files = notebooks.downloads("theory/04-distributed.md", "en")
-    assert all(f.requires == ("numpy",) for f in files)
+    assert all(f.needs.requires == ("numpy",) for f in files)
     line = download.links_paragraph(files, "en", "2.13.0")
     assert "pip install torch==2.13.0 numpy jupyter" in line and "which a torch feature of this page uses (" in line
     assert "torch==2.13.0 ninja jupyter" in download.links_paragraph(

@@ -931,7 +931,7 @@ def test_theory_01s_cpp_block_raises_without_ninja_which_torch_does_not_install_
     path = subprocess.run(["make", "-s", "--no-print-directory", "--eval", "path: ; @echo $$PATH", "path"],
                           cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert path.split(":")[0] == str(ROOT / ".venv" / "bin")
-    assert notebooks.requirements("theory/01-dispatcher-and-aten.md") == ("ninja",)
+    assert notebooks.needs("theory/01-dispatcher-and-aten.md").requires == ("ninja",)
     assert '--8<-- "dispatcher/cpp_registration.py:body"' in (
         ROOT / "docs" / "en" / "theory" / "01-dispatcher-and-aten.md").read_text(encoding="utf-8")
     assert "is pinned too: the Makefile puts `.venv/bin` first on the PATH of every" in _readme()
@@ -962,7 +962,7 @@ def test_torch_runs_ninja_from_path_and_never_imports_it_so_the_downloads_line_s
     assert not re.search(r"^\s*(import|from) ninja\b", inspect.getsource(cpp_extension), re.MULTILINE)
     page = "theory/01-dispatcher-and-aten.md"
     for language, said in (("en", "torch 2.13.0 and ninja, which a torch feature of this page uses"),
-                           ("es", "torch 2.13.0 y ninja, que necesita una función de torch usada en esta página")):
+                           ("es", "y con ninja, del que depende una función de torch que usa esta página")):
         line = download.links_paragraph(notebooks.downloads(page, language), language, "2.13.0")
         assert said in line and "import" not in line
 

@@ -110,7 +110,9 @@ def test_the_spanish_glossary_uses_no_avoided_rendering():
 
 
 def test_the_sites_generated_spanish_uses_no_avoided_rendering():
-    """The words the build writes into Spanish pages and downloads (interface, labels) follow the vocabulary too."""
+    """The words the build writes into Spanish pages and downloads (interface, release notes) follow it too."""
+    import yaml
+
     from hood import interface
 
     def strings(value):
@@ -118,7 +120,9 @@ def test_the_sites_generated_spanish_uses_no_avoided_rendering():
             return [s for item in value.values() for s in strings(item)]
         return [value] if isinstance(value, str) else []
 
-    text = "\n".join(strings(interface.TABLES["es"]))
+    lens = ROOT / "traces" / "lens"
+    notes = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted(lens.glob("notes-*.yml"))]
+    text = "\n".join(strings(interface.TABLES["es"]) + [note["es"] for by_block in notes for note in by_block.values()])
     found = [f"{match.group(0)!r} ({term})" for term, _, avoided in rows() for rendering in avoided
              for match in pattern(rendering).finditer(text)]
     assert found == []

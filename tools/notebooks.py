@@ -26,8 +26,8 @@ from pathlib import Path
 from hood.capture.common import localize
 from hood.engine.blocks import expand_includes
 from hood.engine.download import (
-    NORMALISER_INCLUDE, TEXT, Cell, Download, Pins, notebook, page_cells, page_compiles, page_downloads,
-    page_requirements, read_page)
+    NORMALISER_INCLUDE, TEXT, Cell, Download, Needs, Pins, notebook, page_cells, page_downloads, page_needs,
+    read_page)
 from hood.engine.fingerprint import torch_build
 from hood.engine.normalize import normalise
 from hood.engine.settings import Settings
@@ -173,30 +173,23 @@ class Outcome:
         return self.expected is not None and normalise(self.printed) == self.expected
 
 
-def requirements(page: str, language: str = "en") -> tuple[str, ...]:
-    """What the page's downloads need besides torch (the setup block's `requires` option)."""
-    return page_requirements(_items(page, language))
-
-
-def compiles(page: str, language: str = "en") -> bool:
-    """Whether the page says its blocks compile C++ (the setup block's `compiles="c++"` option)."""
-    return page_compiles(_items(page, language))
-
-
-def _items(page: str, language: str):
-    return read_page(_text(page, language), _inputs(page, language)["snippets_config"])
+def needs(page: str, language: str = "en") -> Needs:
+    """What the page's downloads need besides torch (its setup block's `requires` and `compiles` options)."""
+    return page_needs(read_page(_text(page, language), _inputs(page, language)["snippets_config"]),
+                      f"page {page} ({language})")
 
 
 def run(page: str, out: Path, language: str = "en", *, learner: bool = False,
         filled: bool = False) -> list[Outcome]:
     """Write one notebook of `page`, execute it in the reader's virtualenv (with what the page requires, nothing
     else) and return each code cell's outcome."""
-    python = reader_python(requirements(page, language))
+    wanted = needs(page, language)
+    python = reader_python(wanted.requires)
     kind = "-learner" if learner else ""
     path = out / f"{Path(page).stem}-{language}{kind}{'-filled' if filled else ''}.ipynb"
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(notebook(cells(page, language, learner=learner, filled=filled), language), encoding="utf-8")
-    executed = execute(path, python, out / (path.stem + "-run"), compiles=compiles(page, language))
+    executed = execute(path, python, out / (path.stem + "-run"), compiles=wanted.compiles)
     expected = trace_reader(page)
     outcomes = []
     for cell in executed["cells"]:

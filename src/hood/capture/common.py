@@ -144,13 +144,21 @@ DECIMAL_MARK = {"en": ".", "es": ","}
 """The decimal mark of each language: Spanish writes 0,21 where English writes 0.21."""
 
 
+THOUSANDS = {"en": (",", 4), "es": ("\u00a0", 5)}
+"""Each language's thousands separator and the fewest digits it groups: 1,024 and 10,240 in English; 1024 but
+10 240 in Spanish, grouped by a no-break space (a line never breaks inside a number)."""
+
+
 def number(value: float, spec: str, language: str) -> str:
-    """`value` formatted with `spec` (e.g. `.2f`), with the decimal mark of `language`; in Spanish, an integer part
-    of five digits or more is grouped as `grouped` groups it (`12 345,6`)."""
+    """`value` formatted with `spec` (e.g. `9.1f`) in the way of `language`: its decimal mark, and its thousands
+    grouped by the rule of `THOUSANDS` (`12,345.6` and `1,024` in English, `12 345,6` and
+    `1024` in Spanish); a width in
+    `spec` counts the separators, so columns stay aligned."""
+    separator, fewest = THOUSANDS.get(language, THOUSANDS[LANGUAGES[0]])
     text = format(value, spec)
-    if language == "es":
-        text = re.sub(r"^(\s*-?)(\d{5,})", lambda m: m[1] + f"{int(m[2]):,}".replace(",", THOUSANDS["es"][0]), text)
-    return text.replace(".", DECIMAL_MARK.get(language, "."))
+    if len(re.match(r"\s*[-+]?(\d*)", text)[1]) >= fewest:
+        text = format(value, re.sub(r"(?=(\.\d+)?[a-zA-Z%]?$)", ",", spec, count=1))
+    return text.translate(str.maketrans({",": separator, ".": DECIMAL_MARK.get(language, ".")}))
 
 
 def decimal(value: float, spec: str = ".2f") -> str:
@@ -158,16 +166,9 @@ def decimal(value: float, spec: str = ".2f") -> str:
     return words(**{language: number(value, spec, language) for language in DECIMAL_MARK})
 
 
-THOUSANDS = {"en": (",", 4), "es": ("\u00a0", 5)}
-"""Each language's thousands separator and the fewest digits it groups: 1,024 and 10,240 in English; 1024 but
-10 240 in Spanish, grouped by a no-break space (a line never breaks inside a number)."""
-
-
 def grouped(n: int) -> str:
     """`n` with its thousands grouped in every language (`words`): `4,202,496` in English, `4 202 496` in Spanish."""
-    def group(separator: str, fewest: int) -> str:
-        return f"{n:,}".replace(",", separator) if len(str(abs(n))) >= fewest else str(n)
-    return words(**{language: group(*rule) for language, rule in THOUSANDS.items()})
+    return words(**{language: number(n, "d", language) for language in LANGUAGES})
 
 
 def widest(text: str) -> int:

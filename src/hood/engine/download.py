@@ -315,29 +315,39 @@ def _stub(node: ast.FunctionDef | ast.ClassDef, lines: list[str], method: bool =
 
 
 @dataclass(frozen=True)
-class Download:
-    """One file a page offers: its name, its text, and what it needs besides torch: packages (`requires`) and,
-    when its blocks compile C++, a C++ compiler and Python's headers (`compiles`)."""
+class Needs:
+    """What a page's downloads need besides torch and a notebook runner: packages (the setup block's `requires`
+    option, `requires="numpy"`) and, when its blocks compile C++ (Inductor's CPU kernels, an extension), a C++
+    compiler and Python's headers (`compiles="c++"`), which the downloads line then asks for."""
 
-    name: str
-    kind: str
-    text: str
     requires: tuple[str, ...] = ()
     compiles: bool = False
 
 
-def page_requirements(items: list[Prose | Code]) -> tuple[str, ...]:
-    """What the page's downloads need besides torch and a notebook runner: the setup block's `requires` option
-    (`requires="numpy"`), for a page whose torch features use another package."""
-    setup = _setup(items)
-    return tuple(setup.options.get("requires", "").split()) if setup else ()
+@dataclass(frozen=True)
+class Download:
+    """One file a page offers: its name, its text, and what it needs besides torch."""
+
+    name: str
+    kind: str
+    text: str
+    needs: Needs = Needs()
 
 
-def page_compiles(items: list[Prose | Code]) -> bool:
-    """Whether the page's blocks compile C++ (Inductor's CPU kernels, an extension): the setup block's
-    `compiles="c++"` option, which makes the downloads line ask for a C++ compiler and Python's headers."""
+def page_needs(items: list[Prose | Code], where: str = "page") -> Needs:
+    """What the page's downloads need, read from its setup block's options.
+
+    Raises:
+        DownloadError: when `compiles` has a value other than `c++`, naming `where` and the block.
+    """
     setup = _setup(items)
-    return setup is not None and setup.options.get("compiles") == "c++"
+    if setup is None:
+        return Needs()
+    compiles = setup.options.get("compiles")
+    if compiles not in (None, "c++"):
+        raise DownloadError(f"{where}, block {setup.id!r}: compiles={compiles!r} is not an option; write "
+                            "compiles=\"c++\" when the page's blocks compile C++, or drop it")
+    return Needs(tuple(setup.options.get("requires", "").split()), compiles == "c++")
 
 
 def _setup(items: list[Prose | Code]) -> Code | None:
@@ -489,31 +499,27 @@ def page_downloads(page: str, text: str, *, language: str, snippets_config: dict
         if isinstance(item, Code) and re.search(r"^\s*(from|import)\s+(hood|snippets)\b", item.code, re.MULTILINE):
             raise DownloadError(f"{where}, block {item.id!r}: it imports the project's own package, which a "
                                 "download does not have; include what it needs with `--8<--` instead")
-    setup = _setup(items)
-    if setup is not None and setup.options.get("compiles", "c++") != "c++":
-        raise DownloadError(f"{where}, block {setup.id!r}: compiles={setup.options['compiles']!r} is not an "
-                            "option; write compiles=\"c++\" when the page's blocks compile C++, or drop it")
+    needs = page_needs(items, where)
     names = download_names(page, language)
     common = dict(language=language, pins=pins, torch_version=torch_version, normaliser=normaliser,
                   expected=expected, where=where)
     solutions = page_cells(items, learner=False, **common)
-    needs = dict(requires=page_requirements(items), compiles=page_compiles(items))
     if not is_lab(page):
-        return [Download(names["notebook"], "notebook", notebook(solutions, language), **needs),
-                Download(names["script"], "script", script(solutions), **needs)]
+        return [Download(names["notebook"], "notebook", notebook(solutions, language), needs),
+                Download(names["script"], "script", script(solutions), needs)]
     learner = page_cells(items, learner=True, **common)
-    return [Download(names["learner"], "learner", notebook(learner, language), **needs),
-            Download(names["solutions"], "solutions", notebook(solutions, language), **needs),
-            Download(names["solutions_script"], "solutions_script", script(solutions), **needs)]
+    return [Download(names["learner"], "learner", notebook(learner, language), needs),
+            Download(names["solutions"], "solutions", notebook(solutions, language), needs),
+            Download(names["solutions_script"], "solutions_script", script(solutions), needs)]
 
 
 def links_paragraph(downloads: list[Download], language: str, torch_version: str) -> str:
     """The HTML paragraph near a page's top that offers its downloads."""
     words = TEXT[language]
     links = " · ".join(f'<a href="{d.name}" download="{d.name}">{words["kind"][d.kind]}</a>' for d in downloads)
-    needs = downloads[0].requires if downloads else ()
-    text = (words["downloads_with"].format(links=links, torch=torch_version, needs=" ".join(needs)) if needs
-            else words["downloads"].format(links=links, torch=torch_version))
-    if downloads and downloads[0].compiles:
+    needs = downloads[0].needs if downloads else Needs()
+    text = (words["downloads_with"].format(links=links, torch=torch_version, needs=" ".join(needs.requires))
+            if needs.requires else words["downloads"].format(links=links, torch=torch_version))
+    if needs.compiles:
         text += " " + words["compiles"]
     return f'<p class="hood-downloads" data-search-exclude>{text}</p>'
