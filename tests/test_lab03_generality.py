@@ -1,9 +1,11 @@
 """Lab 03, beyond its build: the cases a skeptical read tried against its general sentences (one process)."""
 
 import dataclasses
+import functools
 import inspect
 import os
 import re
+import types
 from functools import partial
 from types import SimpleNamespace
 
@@ -227,3 +229,74 @@ def test_acceptance_finds_a_failed_claim_in_every_language_the_mark_is_written_i
     assert common.localize(failed_line(""), "es") == "FALLO en KERNEL_ANNOTATION.md: True"
     assert failed_line("es") == "FALLO en KERNEL_ANNOTATION.md: True"
     assert failed_line("en") == "FAILED in KERNEL_ANNOTATION.md: True"
+
+
+
+@functools.cache
+def learner_cells(language):
+    """The cells of this lab's learner notebook in `language`, with the solutions filled in."""
+    from tools import notebooks
+
+    return notebooks.cells("labs/03-compile-and-survey.md", language, learner=True, filled=True)
+
+
+def notebook_check(language, block, monkeypatch, capsys, namespace, reword=()):
+    """Run the learner's notebook (`language`) for `block` in `namespace`: its answer cell, the solution with each
+    `(old, new)` of `reword` applied, then its check cell; return what the check printed, line by line."""
+    from hood.capture import common
+
+    monkeypatch.setattr(common, "PAGE_LANGUAGE", language)
+    cells = learner_cells(language)
+    namespace.update(words=common.words, localize=common.localize)
+    exec(next(c.source for c in cells if c.role == "checks"), namespace)  # noqa: S102
+    answer = next(c.source for c in cells if c.role == "answer" and c.block == block)
+    for old, new in reword:
+        assert old in answer
+        answer = answer.replace(old, new)
+    exec(answer, namespace)  # noqa: S102
+    capsys.readouterr()
+    exec(next(c.source for c in cells if c.role == "check" and c.block == block), namespace)  # noqa: S102
+    return capsys.readouterr().out.splitlines()
+
+
+def test_part_d_notebook_checks_compare_the_claims_word_for_word(monkeypatch, capsys):
+    """Part D's task: the notebook's check says right for the page's claims, wrong for the same claim 3 in other
+    words (its check still holds); the task says so."""
+    from hood.capture.compile import InductorOutput
+
+    out = head_code(config={"cpp.threads": 2})
+    reworded = {"en": ('en="Each row is walked three times inside', 'en="The kernel reads each row three times'),
+                "es": ('es="El kernel recorre cada fila tres veces', 'es="El kernel lee cada fila tres veces')}
+    for language, verdicts in (("en", ("right", "wrong:")), ("es", ("correcto", "incorrecto:"))):
+        for reword, verdict in (((), verdicts[0]), ((reworded[language],), verdicts[1])):
+            namespace = {"head_code": out, "InductorOutput": InductorOutput}
+            printed = notebook_check(language, "one-claim", monkeypatch, capsys, namespace, reword)
+            assert any(line.startswith(f"one-claim: {verdict}") for line in printed), (language, printed)
+            assert all(evaluate(check, out)[0] for check in namespace["ANNOTATION"][2].checks)
+    for language, says in (("en", "an annotation of your own reads `wrong` there even when every one of its checks "
+                                  "holds"),
+                           ("es", "una anotación escrita por ti sale `incorrecto` aunque se cumplan\ntodas sus "
+                                  "comprobaciones")):
+        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+
+
+def test_part_f_the_notebook_finds_a_paragraph_only_under_its_english_key(monkeypatch, capsys):
+    """Part F's task: in the Spanish notebook, a survey keyed by the patterns' Spanish names reads «párrafo escrito:
+    False» for those two, and its check says «incorrecto»; the task names the keys."""
+    from snippets.lab03 import survey as module
+
+    spanish = (('"Tensor parallel": words(', '"Paralelismo tensorial": words('),
+               ('"Pipeline parallel": words(', '"Paralelismo de pipeline": words('))
+    for reword, written, verdict in (((), "True", "correcto"), (spanish, "False", "incorrecto:")):
+        namespace = {"run_ranks": lambda rank_fn: [None, None],  # no processes: the keys are the point
+                     "RANK_FUNCTIONS": module.RANK_FUNCTIONS, "SPANISH_NAMES": module.SPANISH_NAMES}
+        namespace["survey_runs"] = types.FunctionType(module.survey_runs.__code__, namespace)
+        printed = notebook_check("es", "survey-runs", monkeypatch, capsys, namespace, reword)
+        assert [line.split("párrafo escrito: ")[1].split(";")[0] for line in printed[:4]] == [
+            "True", "True", written, written]
+        assert printed[5].startswith(f"survey-runs: {verdict}"), printed
+    for language, says in (("en", 'under the keys `"DDP"`, `"FSDP2"`, `"Tensor parallel"`, `"Pipeline parallel"`\n'
+                                  'and `"MiniGPT"`, written in English whatever your language'),
+                           ("es", 'con las claves `"DDP"`, `"FSDP2"`, `"Tensor parallel"`, `"Pipeline parallel"` y '
+                                  '`"MiniGPT"`,\nescritas en inglés aunque trabajes en español')):
+        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
