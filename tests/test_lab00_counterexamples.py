@@ -8,6 +8,7 @@ import re
 import warnings
 from pathlib import Path
 
+import pytest
 import torch
 import torch.nn.functional as F
 from torch.utils import benchmark as torch_benchmark
@@ -338,3 +339,19 @@ def test_with_stack_records_python_functions_as_parent_events_not_the_calling_li
     with profile(activities=[ProfilerActivity.CPU]) as plain:
         drill.training_step(x, W, b)
     assert not any("training_step" in e.name for e in plain.events())
+
+
+# ---------------------------------------------------------------- a third read's counterexamples
+
+
+def test_the_fallback_does_not_run_every_operator_without_a_batching_rule():
+    """'Many that have no rule … fall back …': torch.equal and an out= call reach the fallback too, and vmap raises."""
+    for op in ("aten::histc", "aten::equal", "aten::histc.out"):
+        batched = [line for line in torch._C._dispatch_dump_table(op).splitlines()
+                   if line.startswith("FuncTorchBatched:")]
+        assert len(batched) == 1 and "[backend fallback]" in batched[0], op
+    batch = torch.randn(5, 4)
+    with pytest.raises(RuntimeError, match="could not generate a fallback"):
+        torch.vmap(lambda t: torch.tensor(torch.equal(t, t)))(batch)
+    with pytest.raises(RuntimeError, match="fallback path doesn't work on out="):
+        torch.vmap(lambda t: torch.histc(t, bins=4, out=torch.empty(4)))(batch)
