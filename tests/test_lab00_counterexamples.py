@@ -403,3 +403,46 @@ def test_the_report_says_why_addmm_logged_fewer_operators_only_when_w_t_is_in_it
     alone = quiet(parts.log_ops, lambda: torch.addmm(b, x, Wt))
     text = localize(parts.interpretation(y, views, linear_calls, alone, rows), "en")
     assert "logged 1 op (`aten::addmm`), not as many as `linear`. " in text and "itself an op" not in text
+
+
+def check_code(block: str) -> str:
+    """The code the learner's notebook runs to check `block` (what `check_answer` executes)."""
+    import ast
+
+    from tools.notebooks import cells
+
+    source = next(c.source for c in cells(PAGE, "en", learner=True) if c.role == "check" and c.block == block)
+    return ast.literal_eval(ast.parse(source).body[0].value.args[1])
+
+
+def test_the_checks_read_names_the_tasks_now_state():
+    """Part C's check reads `mode.names`, Part F's reads Part B's key views and Part E's `op_rows`: a mode that keeps
+    its names elsewhere, or a Part E that returns the profiler, is refused, so the tasks name them."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class OtherList(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(func.name())
+            return func(*args, **(kwargs or {}))
+
+    scope = {"running_example": running_example, "SEED": parts.SEED, "F": F, "LoggingMode": OtherList,
+             "part_c_linear_ops": parts.part_c_linear_ops}
+    with pytest.raises(AttributeError, match="names"):
+        quiet(exec, check_code("part-c"), scope)
+    results = list(reference_results())
+    scope = dict(vars(parts))  # the setup block's names and the reference findings and interpretation
+    for name, value in zip(("part_a_baseline", "part_b_key_sets", "part_c_linear_ops", "part_d_addmm_directly",
+                            "part_e_profile"), results):
+        scope[name] = lambda value=value: value
+    quiet(exec, check_code("report"), scope)  # the solutions' results pass
+    scope["interpretation"] = lambda *_: "a learner's paragraph, which reads no rows"
+    scope["part_e_profile"] = lambda: ["aten::linear [[2, 64], [600, 64], [600]]"]  # rows of another kind
+    with pytest.raises(AttributeError, match="name"):
+        quiet(exec, check_code("report"), dict(scope))
+    en, es = page("en"), page("es")
+    assert "`self.names`" in en and "`self.names`" in es
+    assert "`op_rows(prof)`" in en and "`op_rows(prof)`" in es
