@@ -377,7 +377,7 @@ def test_the_report_check_accepts_a_paragraph_in_other_words_and_refuses_one_mis
     without_shapes = mine[:mine.index(" Shapes:")]
     out = localize(printed(parts.paragraph_points, without_shapes, *results)[1], "en")
     assert out.splitlines()[-1].endswith(": no") and out.count(": yes") == 3
-    assert not parts.names("aten::transpose and addmm", "aten::t")  # a name, not a prefix of another
+    assert not parts.paragraph_names("aten::transpose and addmm", "aten::t")  # a name, not a prefix of another
 
 
 def test_the_report_paragraph_is_quoted_on_the_page_and_not_compared_word_for_word_in_the_notebook():
@@ -392,7 +392,8 @@ def test_the_report_paragraph_is_quoted_on_the_page_and_not_compared_word_for_wo
     answer = next(c.source for c in notebook if c.role == "answer" and c.block == "report")
     check = next(c.source for c in notebook if c.role == "check" and c.block == "report")
     assert "def findings(" in answer and "def interpretation(" in answer and "def paragraph_points(" not in answer
-    assert "def paragraph_points(" in check and "never reached" not in check
+    setup = next(c.source for c in notebook if c.role == "setup")
+    assert "def paragraph_points(" in setup and "paragraph_points(" in check and "never reached" not in check
 
 
 def test_the_report_says_why_addmm_logged_fewer_operators_only_when_w_t_is_in_its_log():
