@@ -163,7 +163,7 @@ def test_the_lab_writes_its_deliverables(tmp_path):
 
 
 def test_the_english_report_keeps_the_pages_interpretation(tmp_path):
-    """The page prints `interpretation(...)` (block `report`); the English report has its English paragraph."""
+    """The page quotes `interpretation(...)` under block `report`; the English report has its English paragraph."""
     results = [quiet(p) for p in (parts.part_a_baseline, parts.part_b_key_sets, parts.part_c_linear_ops,
                                   parts.part_d_addmm_directly, parts.part_e_profile)]
     quiet(run.main, ["--out", str(tmp_path)])

@@ -8,6 +8,7 @@ import re
 import warnings
 from pathlib import Path
 
+import pytest
 import torch
 import torch.nn.functional as F
 from torch.utils import benchmark as torch_benchmark
@@ -338,3 +339,111 @@ def test_with_stack_records_python_functions_as_parent_events_not_the_calling_li
     with profile(activities=[ProfilerActivity.CPU]) as plain:
         drill.training_step(x, W, b)
     assert not any("training_step" in e.name for e in plain.events())
+
+
+# ---------------------------------------------------------------- a third read's counterexamples
+
+
+def test_the_fallback_does_not_run_every_operator_without_a_batching_rule():
+    """'Many that have no rule … fall back …': torch.equal and an out= call reach the fallback too, and vmap raises."""
+    for op in ("aten::histc", "aten::equal", "aten::histc.out"):
+        batched = [line for line in torch._C._dispatch_dump_table(op).splitlines()
+                   if line.startswith("FuncTorchBatched:")]
+        assert len(batched) == 1 and "[backend fallback]" in batched[0], op
+    batch = torch.randn(5, 4)
+    with pytest.raises(RuntimeError, match="could not generate a fallback"):
+        torch.vmap(lambda t: torch.tensor(torch.equal(t, t)))(batch)
+    with pytest.raises(RuntimeError, match="fallback path doesn't work on out="):
+        torch.vmap(lambda t: torch.histc(t, bins=4, out=torch.empty(4)))(batch)
+
+
+def reference_results():
+    return tuple(quiet(f) for f in (parts.part_a_baseline, parts.part_b_key_sets, parts.part_c_linear_ops,
+                                    parts.part_d_addmm_directly, parts.part_e_profile))
+
+
+def test_the_report_check_accepts_a_paragraph_in_other_words_and_refuses_one_missing_a_fact():
+    """'Your words will differ from these; the facts must not': the check prints the facts and whether the paragraph
+    names them, so another wording of the same facts checks as the reference does, and a missing fact does not."""
+    from hood.engine.traces import trace_body
+
+    results = reference_results()
+    expected = trace_body(ROOT / "traces" / "labs" / "00-trace-the-dispatcher" / "report.txt")
+    mine = ("The mode never saw linear: autograd's key decomposed it first into aten::t and aten::addmm. Writing "
+            "addmm by hand logged aten::permute and aten::addmm, two as well. No key set moved; AutogradCPU runs "
+            "first and leaves an AddmmBackward0. Shapes: [[2,64], [600,64], [600]] forward, [[2, 600]] backward.")
+    for paragraph in (parts.interpretation(*results), mine):
+        assert printed(parts.paragraph_points, paragraph, *results)[1] == expected
+    without_shapes = mine[:mine.index(" Shapes:")]
+    out = localize(printed(parts.paragraph_points, without_shapes, *results)[1], "en")
+    assert out.splitlines()[-1].endswith(": no") and out.count(": yes") == 3
+    assert not parts.paragraph_names("aten::transpose and addmm", "aten::t")  # a name, not a prefix of another
+
+
+def test_the_report_paragraph_is_quoted_on_the_page_and_not_compared_word_for_word_in_the_notebook():
+    from tools.notebooks import cells
+
+    paragraph = parts.interpretation(*reference_results())
+    for language in ("en", "es"):
+        text = page(language)
+        quote = " ".join(line.strip()[2:] for line in text.splitlines() if line.startswith("    > "))
+        assert quote == localize(paragraph, language)
+    notebook = cells(PAGE, "en", learner=True)
+    answer = next(c.source for c in notebook if c.role == "answer" and c.block == "report")
+    check = next(c.source for c in notebook if c.role == "check" and c.block == "report")
+    assert "def findings(" in answer and "def interpretation(" in answer and "def paragraph_points(" not in answer
+    setup = next(c.source for c in notebook if c.role == "setup")
+    assert "def paragraph_points(" in setup and "paragraph_points(" in check and "never reached" not in check
+
+
+def test_the_report_says_why_addmm_logged_fewer_operators_only_when_w_t_is_in_its_log():
+    """A Part D whose W.T was made before the mode logs addmm alone: the paragraph does not blame `W.T` then."""
+    y, views, linear_calls, _, rows = reference_results()
+    x, W, b = running_example(parts.SEED)
+    Wt = W.T
+    alone = quiet(parts.log_ops, lambda: torch.addmm(b, x, Wt))
+    text = localize(parts.interpretation(y, views, linear_calls, alone, rows), "en")
+    assert "logged 1 op (`aten::addmm`), not as many as `linear`. " in text and "itself an op" not in text
+
+
+def check_code(block: str) -> str:
+    """The code the learner's notebook runs to check `block` (what `check_answer` executes)."""
+    import ast
+
+    from tools.notebooks import cells
+
+    source = next(c.source for c in cells(PAGE, "en", learner=True) if c.role == "check" and c.block == block)
+    return ast.literal_eval(ast.parse(source).body[0].value.args[1])
+
+
+def test_the_checks_read_names_the_tasks_now_state():
+    """Part C's check reads `mode.names`, Part F's reads Part B's key views and Part E's `op_rows`: a mode that keeps
+    its names elsewhere, or a Part E that returns the profiler, is refused, so the tasks name them."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class OtherList(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(func.name())
+            return func(*args, **(kwargs or {}))
+
+    scope = {"running_example": running_example, "SEED": parts.SEED, "F": F, "LoggingMode": OtherList,
+             "part_c_linear_ops": parts.part_c_linear_ops}
+    with pytest.raises(AttributeError, match="names"):
+        quiet(exec, check_code("part-c"), scope)
+    results = list(reference_results())
+    scope = dict(vars(parts))  # the setup block's names and the reference findings and interpretation
+    for name, value in zip(("part_a_baseline", "part_b_key_sets", "part_c_linear_ops", "part_d_addmm_directly",
+                            "part_e_profile"), results):
+        scope[name] = lambda value=value: value
+    quiet(exec, check_code("report"), scope)  # the solutions' results pass
+    scope["interpretation"] = lambda *_: "a learner's paragraph, which reads no rows"
+    scope["part_e_profile"] = lambda: ["aten::linear [[2, 64], [600, 64], [600]]"]  # rows of another kind
+    with pytest.raises(AttributeError, match="name"):
+        quiet(exec, check_code("report"), dict(scope))
+    en, es = page("en"), page("es")
+    assert "`self.names`" in en and "`self.names`" in es
+    assert "`op_rows(prof)`" in en and "`op_rows(prof)`" in es

@@ -4,7 +4,7 @@ The `helpers` section goes into the lab's setup block; every other section is th
 into that task's solution box, so that the learner's notebook holds a stub of it, not the answer.
 """
 
-from hood.capture.common import words
+from hood.capture.common import LANGUAGES, localize, words
 from hood.capture.keys import key_view, render_key_views
 from hood.capture.ops import OpLog, render_calls
 from hood.capture.profile import op_rows
@@ -92,7 +92,8 @@ def findings(y, views, linear_calls, addmm_calls, rows) -> dict:
 
     return {
         "linear_ops": listed(linear_calls), "addmm_ops": listed(addmm_calls), "logged": len(addmm_calls),
-        "as_many": len(addmm_calls) == len(linear_calls), "same_keys": len({tuple(v.tensor) for v in views}) == 1,
+        "as_many": len(addmm_calls) == len(linear_calls), "transposed": any(c.op != "aten::addmm" for c in addmm_calls),
+        "same_keys": len({tuple(v.tensor) for v in views}) == 1,
         "linear_reached": any(c.op.startswith("aten::linear") for c in linear_calls),
         "node": type(y.grad_fn).__name__ if y.grad_fn is not None else None,
         "forward": next(r for r in rows if r.name == "aten::linear").shapes,
@@ -101,10 +102,9 @@ def findings(y, views, linear_calls, addmm_calls, rows) -> dict:
 
 
 def interpretation(y, views, linear_calls, addmm_calls, rows) -> str:
-    """The report's paragraph in every language, written from the outputs of parts A to E (not from expectations):
-    whether `aten::linear` reached the mode and which node `y` records are read from the outputs too."""
+    """The report's paragraph in every language, each fact read from the outputs of parts A to E, not expected."""
     found = findings(y, views, linear_calls, addmm_calls, rows)
-    ops, reached = found["linear_ops"], found["linear_reached"]
+    ops, reached, node = found["linear_ops"], found["linear_reached"], found["node"]
     linear_en = (f"`linear(x, W, b)` reached the dispatch mode as `aten::linear` ({ops}): no autograd key decomposed "
                  "it. " if reached else "`linear(x, W, b)` never reached the dispatch mode as `aten::linear`: it is a "
                  f"CompositeImplicitAutograd kernel and decomposed above the Python key into {ops}. ")
@@ -112,33 +112,74 @@ def interpretation(y, views, linear_calls, addmm_calls, rows) -> str:
                  "lo descompuso. " if reached else "`linear(x, W, b)` nunca llegó al modo de dispatch como "
                  f"`aten::linear`: es un kernel CompositeImplicitAutograd y se descompuso por encima de la clave "
                  f"`Python` en {ops}. ")
-    node = found["node"]
     autograd_en = (f"fires first, records `{node}`, then redispatches down to the CPU kernel" if node else
                    "recorded no node here: `y` has no `grad_fn`")
     autograd_es = (f"actúa primero, graba `{node}` y después redespacha la llamada hacia el kernel de CPU" if node
                    else "aquí no grabó ningún nodo: `y` no tiene `grad_fn`")
     english = (
         linear_en
-        + f"Calling `addmm(b, x, W.T)` directly logged {found['logged']} ops ({found['addmm_ops']}), "
-        f"{'as many as' if found['as_many'] else 'not as many as'} `linear`: `W.T` is itself "
-        f"an op. The tensor key sets were {'identical' if found['same_keys'] else 'different'} with and without "
-        f"`requires_grad`, in float16 and under `no_grad`; the autograd key `AutogradCPU` sits above `CPU` and "
-        f"{autograd_en}. "
-        f"The profiler shows the forward `aten::linear` with input shapes {found['forward']} and the backward "
-        f"`AddmmBackward0` with {found['backward']}."
+        + f"Calling `addmm(b, x, W.T)` directly logged {found['logged']} op{'s' * (found['logged'] != 1)} "
+        f"({found['addmm_ops']}), {'as many as' if found['as_many'] else 'not as many as'} `linear`"
+        f"{': `W.T` is itself an op' if found['transposed'] else ''}. The tensor key sets were "
+        f"{'identical' if found['same_keys'] else 'different'} with and without `requires_grad`, in float16 and "
+        f"under `no_grad`; the autograd key `AutogradCPU` sits above `CPU` and {autograd_en}. The profiler shows "
+        f"the forward `aten::linear` with input shapes {found['forward']} and the backward `AddmmBackward0` with "
+        f"{found['backward']}."
     )
     spanish = (
         linear_es
-        + f"Al llamar directamente a `addmm(b, x, W.T)`, el log recogió {found['logged']} operadores "
-        f"({found['addmm_ops']}), {'tantos como' if found['as_many'] else 'no tantos como'} con `linear`: "
-        f"`W.T` también es un operador. Los conjuntos de claves del tensor fueron "
-        f"{'idénticos' if found['same_keys'] else 'distintos'} con y sin `requires_grad`, en float16 y bajo "
+        + f"Al llamar directamente a `addmm(b, x, W.T)`, el log recogió {found['logged']} "
+        f"operador{'es' * (found['logged'] != 1)} ({found['addmm_ops']}), "
+        f"{'tantos como' if found['as_many'] else 'no tantos como'} con `linear`"
+        f"{': `W.T` también es un operador' if found['transposed'] else ''}. Los conjuntos de claves del tensor "
+        f"fueron {'idénticos' if found['same_keys'] else 'distintos'} con y sin `requires_grad`, en float16 y bajo "
         f"`no_grad`; la clave de autograd `AutogradCPU` está por encima de `CPU` y {autograd_es}. El profiler "
         f"muestra el forward `aten::linear` con formas de entrada {found['forward']} y el backward "
         f"`AddmmBackward0` con {found['backward']}."
     )
     return words(en=english, es=spanish)
 # --8<-- [end:part_f]
+
+
+# --8<-- [start:report_points]
+import re
+
+
+def paragraph_names(paragraph, *facts) -> bool:
+    """Whether `paragraph` names every fact as the outputs print it, in every language it is written in (backticks,
+    case and the spaces inside a shape aside)."""
+    def named(text, fact):
+        text, fact = text.replace("`", "").lower(), fact.lower()
+        if fact.startswith("["):  # a list of shapes: compare without spaces
+            return fact.replace(" ", "") in text.replace(" ", "")
+        return re.search(rf"(?<![\w:]){re.escape(fact)}(?![\w:])", text) is not None
+
+    texts = {localize(paragraph, language) for language in LANGUAGES}
+    return all(named(text, fact) for text in texts for fact in facts)
+
+
+def paragraph_points(paragraph, y, views, linear_calls, addmm_calls, rows):
+    """Part F's four points: the facts your outputs show for each, and whether `paragraph` names them. Names, not
+    words: the sentences around them are yours."""
+    node = [type(y.grad_fn).__name__] if y.grad_fn is not None else []
+    points = [
+        (words(en="1. decomposition, the operators of part C", es="1. descomposición, los operadores de la parte C"),
+         [c.op for c in linear_calls]),
+        (words(en="2. operator count, the operators of part D", es="2. número de operadores, los de la parte D"),
+         [c.op for c in addmm_calls]),
+        (words(en="3. key sets, the key that fires first and the node",
+               es="3. conjuntos de claves, la clave que actúa primero y el nodo"), [views[0].first, *node]),
+        (words(en="4. shapes, forward linear and backward AddmmBackward0",
+               es="4. formas, el forward de linear y el backward AddmmBackward0"),
+         [next(r for r in rows if r.name == name).shapes for name in ("aten::linear", "AddmmBackward0")]),
+    ]
+    print(words(en="the paragraph names the facts of the four points:",
+                es="el párrafo nombra los hechos de los cuatro puntos:"))
+    for point, facts in points:
+        print(f"  {point}: {', '.join(dict.fromkeys(facts))}:",
+              words(en="yes", es="sí") if paragraph_names(paragraph, *facts) else "no")
+    return points
+# --8<-- [end:report_points]
 
 
 # --8<-- [start:stretch_fp16]
