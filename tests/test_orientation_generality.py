@@ -324,8 +324,8 @@ def test_bless_and_lens_builds_are_not_check_builds(tmp_path):
     assert not Settings.from_options(tmp_path, check="off").check
     build = (ROOT / "docs" / "en" / "reference" / "build.md").read_text(encoding="utf-8")
     assert "except `make serve`, `make bless`, `make lens` and an explicit opt-out" in build
-    orientation = (ROOT / "docs" / "en" / "theory" / "00-why-open-the-hood.md").read_text(encoding="utf-8")
-    assert "every build but `make serve`, `make bless`\nand `make lens`" in orientation
+    orientation = " ".join((ROOT / "docs" / "en" / PAGE).read_text(encoding="utf-8").split())
+    assert "every build but `make serve`, `make bless`, `make lens`," in orientation
 
 
 def test_an_untraced_block_shows_more_than_times_and_the_glossary_leaves_out_torchs_parts():
@@ -1050,8 +1050,8 @@ def test_the_cpp_builds_need_pythons_headers_and_debian_ships_them_and_venv_in_t
 
 
 def test_make_benchs_builds_are_not_check_builds(tmp_path):
-    """README: `make bench` times lenient builds (HOOD_CHECK=off) and one with execution off, which runs no block
-    and so compares no trace; neither fails on drift."""
+    """README and theory 00: `make bench` times lenient builds (HOOD_CHECK=off) and one with execution off, which
+    runs no block and so compares no trace; neither fails on drift."""
     import ast
 
     from hood.engine.settings import Settings
@@ -1072,6 +1072,10 @@ def test_make_benchs_builds_are_not_check_builds(tmp_path):
     assert build.run_block("print(1)\n", id="b", state=state, traced=True, boxes=[]) == "" and not state.checks
     state.engine.close()
     assert "and those `make bench` times (with `HOOD_CHECK=off`, or no block run), is a check build" in _readme()
+    said = {"en": "`make lens`, the builds `make bench` times and any build with `HOOD_CHECK=off`) a difference",
+            "es": "`make lens`, las que cronometra `make bench` y cualquiera con `HOOD_CHECK=off`), una diferencia"}
+    for language, sentence in said.items():
+        assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
 
 
 def test_the_course_checks_ask_for_prose_after_an_output_but_not_for_what_it_says(monkeypatch):
@@ -1349,3 +1353,37 @@ def test_a_page_includes_several_sections_of_one_file_but_no_include_twice(monke
         test_course.test_no_file_is_included_twice_on_a_page(page)
     assert "No include (a file, or one section of it) is repeated on a page, though several sections of one file" in (
         _readme())
+
+
+def test_inside_inference_mode_enable_grad_turns_grad_mode_on_and_linear_records_nothing():
+    """Theory 00's autograd item and summary: grad mode on, inputs requiring grad, a differentiable operation, and
+    still no node inside inference_mode; outside it, no input requiring grad records nothing either."""
+    x, W, b = running_example()
+    with torch.inference_mode(), torch.enable_grad():
+        assert torch.is_grad_enabled()
+        y = F.linear(x, W, b)
+    assert y.grad_fn is None and y.is_inference()
+    assert F.linear(x.detach(), W.detach(), b.detach()).grad_fn is None
+    assert type(F.linear(x.detach(), W, b.detach()).grad_fn).__name__ == "AddmmBackward0"
+    said = {"en": ("inside `torch.inference_mode()`, even `torch.enable_grad()` records nothing",
+                   "In eager mode with grad on, outside `torch.inference_mode()`, with a 2-D `x`, a bias and an input "
+                   "that requires grad, `linear` on a CPU tensor records `AddmmBackward0`"),
+            "es": ("dentro de `torch.inference_mode()`, ni siquiera `torch.enable_grad()` graba nada",
+                   "fuera de `torch.inference_mode()`, con un `x` de dos dimensiones, un sesgo y alguna entrada que "
+                   "requiera gradiente, `linear` sobre un tensor de CPU graba `AddmmBackward0`")}
+    for language, sentences in said.items():
+        text = " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
+        assert all(sentence in text for sentence in sentences), language
+
+
+def test_the_pages_link_c_plus_plus_sources_only_to_back_a_claim():
+    """Theory 00: the course reads the machinery from the user's side, yet three theory pages link C++ headers at
+    v2.13.0 where a line of them backs a claim, so the page says so."""
+    linked = {page.relative_to(ROOT / "docs" / "en").as_posix() for page in (ROOT / "docs" / "en").rglob("*.md")
+              if re.search(r"blob/v2\.13\.0/\S+\.(?:h|hpp|cuh|cpp)\b", page.read_text(encoding="utf-8"))}
+    assert {"theory/01-dispatcher-and-aten.md", "theory/02-autograd-and-custom-ops.md",
+            "theory/04-distributed.md"} <= linked
+    said = {"en": "not from its C++ sources, which the pages only link where a line of them backs a claim",
+            "es": "no desde su código fuente en C++, que las páginas solo enlazan cuando una línea suya respalda"}
+    for language, sentence in said.items():
+        assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())

@@ -146,8 +146,9 @@ ES = {
                          "paquetes para Linux es una versión para CUDA, que en algunos bloques imprime otro número "
                          "de versión y otras filas de CUDA).",
             "downloads_with": "Llévate esta página: {links}. Cada uno funciona con torch {torch} y con {needs}, "
-                              "del que depende una función de torch que usa esta página (<code>pip install torch=={torch} "
-                              "{needs} jupyter</code>; en Linux, añade " + CPU_INDEX + " para instalar la versión "
+                              "del que depende una función de torch que usa esta página "
+                              "(<code>pip install torch=={torch} {needs} jupyter</code>; en Linux, añade " + CPU_INDEX
+                              + " para instalar la versión "
                               "para CPU con la que se ejecutó esta página: la del índice de paquetes para Linux es una "
                               "versión para CUDA, que en algunos bloques imprime otro número de versión y otras filas "
                               "de CUDA).",
