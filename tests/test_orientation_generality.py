@@ -465,7 +465,7 @@ def test_both_languages_show_one_runs_output_with_its_labels_in_the_pages_langua
     en, es = localize(body, "en"), localize(body, "es")
     assert en.rstrip().endswith("compiled equals eager: True") and es.rstrip().endswith("compilado igual a eager: True")
     assert not list(folder.glob("custom-op-compiled*es*"))
-    assert "both pages show one run's output, its labels (`words(en=..., es=...)`) in the page's language" in _readme()
+    assert "both pages show one run's output, its labels (`words(en=..., es=...)`) and numbers" in _readme()
 
 
 def test_a_figure_prints_its_data_in_a_comment_that_the_page_leaves_off():
@@ -1387,3 +1387,53 @@ def test_the_pages_link_c_plus_plus_sources_only_to_back_a_claim():
             "es": "no desde su código fuente en C++, que las páginas solo enlazan cuando una línea suya respalda"}
     for language, sentence in said.items():
         assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
+
+
+def test_make_installs_the_pins_exactly_and_what_they_need_unpinned():
+    """README, two commands: the Makefile installs `.[test]` with no constraints file, and torch asks for sympy (whose
+    printer writes Inductor's kernel indexing) by a lower bound only, which `pyproject.toml` does not pin."""
+    import importlib.metadata
+    import tomllib
+
+    from torch.utils._sympy.printers import ExprPrinter
+    from sympy.printing.str import StrPrinter
+
+    assert issubclass(ExprPrinter, StrPrinter)
+    sympy = [r for r in importlib.metadata.requires("torch") if re.match(r"sympy\b", r) and "extra" not in r]
+    assert sympy and "==" not in sympy[0]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pins = [*project["dependencies"], *(p for extra in project["optional-dependencies"].values() for p in extra)]
+    assert all("==" in pin for pin in pins) and not any(pin.lower().startswith("sympy") for pin in pins)
+    install = next(line for line in (ROOT / "Makefile").read_text().splitlines() if "pip install" in line)
+    assert " -c " not in install and "--constraint" not in install and "-e '.[test]'" in install
+    assert ("install exactly what `pyproject.toml` pins; what those packages need and the file does not pin "
+            "(torch's `sympy`") in _readme()
+
+
+def test_the_spanish_page_groups_a_numbers_thousands_its_own_way():
+    """README, layout: a number printed through `grouped` is a marker too, so the two pages show its digits grouped
+    differently (theory 04's DDP buckets)."""
+    from hood.capture.common import localize
+
+    body = trace_body(ROOT / "traces" / "theory" / "04-distributed" / "ddp-buckets.txt")
+    assert "4,202,496 bytes" in localize(body, "en") and "4\u00a0202\u00a0496 bytes" in localize(body, "es")
+    assert "and numbers (`decimal`, `grouped`: `4,202,496` reads `4 202 496`) in the page's language" in _readme()
+
+
+def test_the_suite_holds_many_browser_tests_the_audit_notebooks_and_ranks():
+    """README, layout: `tests/` has more than one browser test, and modules of its own for the audit, the downloads'
+    notebooks and the distributed ranks."""
+    import ast
+
+    from tests.conftest import MARKED_MODULES
+
+    tests = ROOT / "tests"
+    browser = sum(1 for name in MARKED_MODULES["browser"]
+                  for node in ast.parse((tests / f"{name}.py").read_text(encoding="utf-8")).body
+                  if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"))
+    assert browser > 1
+    assert (tests / "test_audit.py").is_file() and (tests / "test_downloads.py").is_file()
+    assert all((tests / f"{name}.py").is_file() for name in MARKED_MODULES["distributed"])
+    assert ("broken-input builds, the browser tests, the fragility audit, the downloads' notebooks and the "
+            "distributed patterns' ranks") in _readme()
+
