@@ -1437,3 +1437,24 @@ def test_the_suite_holds_many_browser_tests_the_audit_notebooks_and_ranks():
     assert ("broken-input builds, the browser tests, the fragility audit, the downloads' notebooks and the "
             "distributed patterns' ranks") in _readme()
 
+
+def test_serve_watches_no_traces_so_a_bless_or_lens_note_shows_after_a_restart(tmp_path):
+    """README, make serve: `traces/` is not watched, and a page's output is stale only when its source, an included
+    file or the glossary is newer, so a blessed trace or an edited lens note leaves the served page as it was."""
+    from hood.engine.build import remove_stale_outputs
+    from tools import serve
+
+    assert not [arg for arg in serve.mkdocs_args(ROOT, "127.0.0.1:8000") if "traces" in arg]
+    source, output = tmp_path / "docs" / "p.md", tmp_path / "site" / "p" / "index.html"
+    source.parent.mkdir()
+    output.parent.mkdir(parents=True)
+    source.write_text("# P\n", encoding="utf-8")
+    output.write_text("<html></html>\n", encoding="utf-8")
+    os.utime(source, (1, 1))
+    notes = tmp_path / "traces" / "lens" / "notes-2.14.1.yml"
+    notes.parent.mkdir(parents=True)
+    notes.write_text("edited\n", encoding="utf-8")
+    remove_stale_outputs([(source, output)], [tmp_path / "glossary.yml"], [tmp_path / "snippets"])
+    assert output.is_file()
+    assert ("Nor does it watch `traces/`: a page keeps the drift box or the lens notes it was rendered with, so "
+            "restart it after a `make bless` or an edit of `traces/lens/`") in _readme()
