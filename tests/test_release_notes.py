@@ -287,8 +287,8 @@ def test_the_integer_division_flag_is_four_kernel_lines_two_above_and_two_below_
     assert len(kernel) == 73 and len(flag) == 4
     assert flag[:2] == [n for n in flag if n < min(cited)] and flag[2:] == [n for n in flag if n > max(cited)]
     note = RELEASES["2.12.1"].notes["labs/03-compile-and-survey.md#annotated-kernel"]
-    assert "two lines at its top and two at its end, below every line cited" in note["en"]
-    assert "dos líneas al principio y dos al final, por debajo de todas las líneas citadas" in note["es"]
+    assert "two lines at its top and two at its end (these two below every line cited)" in note["en"]
+    assert "dos líneas al principio y dos al final (estas dos, por debajo de todas las líneas citadas)" in note["es"]
 
 
 @pytest.mark.usefixtures("like_a_block")
