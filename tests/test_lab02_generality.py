@@ -1,5 +1,9 @@
 """Lab 02's general sentences, each tried against the counterexample that narrowed it (torch 2.13.0, CPU)."""
 
+import contextlib
+import functools
+import inspect
+import io
 from pathlib import Path
 
 import pytest
@@ -10,7 +14,9 @@ from torch.utils._pytree import tree_map
 from hood.capture.autograd import call_key_set, tls_keys
 from hood.capture.common import dispatch_table
 from hood.capture.custom_ops import CALL_PATH_KEYS, dispatch_rows
+from snippets.custom_ops import head as head_snippet
 from snippets.custom_ops.record_ops import RecordOps
+from snippets.custom_ops import scaled_linear as op_snippet
 from snippets.custom_ops.scaled_linear import define_scaled_linear
 
 TORCH = Path(torch.__file__).parent
@@ -146,3 +152,105 @@ def test_inductor_fuses_into_a_custom_op_that_has_a_decomposition():
         del decomposition.decompositions[op]
         decomposition.fast_random_decomps.cache_clear()
     assert "torch.ops.hood_lab02" not in code and "_mul_" in code
+
+
+@functools.cache
+def learner_cells(language):
+    """The cells of this lab's learner notebook in `language`."""
+    from tools import notebooks
+
+    return notebooks.cells(PAGE, language, learner=True)
+
+
+def notebook_check(language, block, answer, namespace, namespace_of_op):
+    """Run the learner's notebook (`language`) for `block` in `namespace`: its setup and checks cells (once), `answer`,
+    then the block's check cell; the op's namespace `hood` is renamed `namespace_of_op` in the answer and the check
+    (a second op of the same name would replace the first in this process). Return what the check printed."""
+    cells = learner_cells(language)
+
+    def renamed(code):
+        return code.replace("hood::", f"{namespace_of_op}::").replace("hood.", f"{namespace_of_op}.")
+
+    if "check_answer" not in namespace:
+        namespace["PAGE_LANGUAGE"] = language
+        for role in ("setup", "checks"):
+            exec(next(c.source for c in cells if c.role == role), namespace)  # noqa: S102
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(renamed(answer), namespace)  # noqa: S102
+        exec(renamed(next(c.source for c in cells if c.role == "check" and c.block == block)), namespace)  # noqa: S102
+    return printed.getvalue().splitlines()
+
+
+def solution(module, section="body"):
+    """The code of a snippet's section, as the page includes it."""
+    source = inspect.getsource(module)
+    return source.split(f"# --8<-- [start:{section}]")[1].split(f"# --8<-- [end:{section}]")[0]
+
+
+def test_the_definition_check_refuses_a_define_scaled_linear_that_returns_nothing():
+    """The block after step 1's definition prints the op it returns, so an answer that registers nothing, or does not
+    return the op, is refused; the solution passes (the check once printed nothing, and passed an empty answer)."""
+    empty = "def define_scaled_linear(name='hood::scaled_linear', *, fake=True, autograd=True):\n    pass\n"
+    for language, right, wrong in (("en", "right", "wrong"), ("es", "correcto", "incorrecto")):
+        printed = notebook_check(language, "define-op", empty, {}, f"hood_nb_{language}")
+        assert printed[-1] != f"define-op: {right}" and printed[0] == "None", printed
+        assert any(line.startswith(f"define-op: {wrong}") for line in printed), printed
+        printed = notebook_check(language, "define-op", solution(op_snippet), {}, f"hood_nb_{language}")
+        assert printed == [f"<CustomOpDef(hood_nb_{language}::scaled_linear)>", f"define-op: {right}"], printed
+
+
+TASK_STATES = {
+    "en": {"define": ("`schema:`", "`y: max |custom op - reference| < 1e-06`"),
+           "checks": ("`gradcheck (fast mode): True`", "`gradgradcheck (fast mode): True`", "`opcheck:`"),
+           "tables": ("`key`", "padded to 16 characters", "padded to 58",
+                      "`fallthrough backend fallback (autocast_mode.cpp)`"),
+           "head-trace": ("`nn.Parameter`s named `W` and `b`", "`forward ops:`"),
+           "compiled": ("`forward wrapper, kernel calls:`", "indented by four spaces",
+                        "`compiled vs eager output: max abs diff < 1e-04`"),
+           "no-fake": ("`eager on real tensors:`", "`meta tensors:`", "`torch.compile:`", "`opcheck:`",
+                       "`which wraps`")},
+    "es": {"define": ("`esquema:`", "`y: diferencia máxima con la referencia < 1e-06`"),
+           "checks": ("`gradcheck (modo rápido): True`", "`gradgradcheck (modo rápido): True`", "`opcheck:`"),
+           "tables": ("`clave`", "rellenada hasta 16 caracteres", "rellenada\nhasta 58",
+                      "`fallthrough backend fallback (autocast_mode.cpp)`"),
+           "head-trace": ("`nn.Parameter` llamados `W` y `b`", "`operaciones del forward:`"),
+           "compiled": ("`wrapper del forward, llamadas a kernels:`", "cuatro espacios delante",
+                        "`compilado frente a eager, salida: diferencia absoluta máxima < 1e-04`"),
+           "no-fake": ("`eager con tensores reales:`", "`tensores meta:`", "`torch.compile:`", "`opcheck:`",
+                       "`que envuelve`")},
+}
+"""Phrases each task states about what its check compares, by language and block."""
+
+
+def test_each_task_states_the_lines_its_check_compares():
+    """The notebook's checks compare printed lines; each task, in its step's prose before the answer cell, states
+    the lines, and the check expects them."""
+    for language, blocks in TASK_STATES.items():
+        cells = learner_cells(language)
+        for block, phrases in blocks.items():
+            at = next(k for k, c in enumerate(cells) if c.role == "answer" and c.block == block)
+            start = max(k for k, c in enumerate(cells[:at]) if c.role == "prose" and "\n## " in "\n" + c.source)
+            task = "\n".join(c.source for c in cells[start:at] if c.role == "prose")
+            check = next(c.source for c in cells if c.role == "check" and c.block == block)
+            for phrase in phrases:
+                assert phrase in task, (language, block, phrase)
+                label = phrase.strip("`").split(" < ")[0].removesuffix(" True")
+                if phrase.startswith("`") and block != "tables" and "nn.Parameter" not in phrase:
+                    assert label.strip().rstrip(":") in check, (language, block, label)
+
+
+@pytest.mark.usefixtures("like_a_block")
+def test_the_compiled_check_takes_the_parameters_first_so_the_task_says_they_are_parameters():
+    """A head that keeps `W` and `b` as plain tensors that require grad compiles to a graph whose inputs start with
+    `x`: the check of step 5 refuses it (the solution's head, with `nn.Parameter`s, passes: `tools.notebooks`)."""
+    namespace = {}
+    notebook_check("en", "define-op", solution(op_snippet), namespace, "hood_nb_compiled")
+    model, body = solution(head_snippet, "model"), solution(head_snippet)
+    plain = model.replace("torch.nn.Parameter(W.detach().clone())", "W.detach().clone().requires_grad_()").replace(
+        "torch.nn.Parameter(b.detach().clone())", "b.detach().clone().requires_grad_()")
+    assert plain != model
+    printed = notebook_check("en", "compiled", plain + body, namespace, "hood_nb_compiled")
+    assert any(line.startswith("compiled: wrong") for line in printed), printed
+    call = "buf0 = torch.ops.hood_nb_compiled.scaled_linear.default(primals_1, primals_2, primals_3, 0.5)"
+    assert "    " + call in printed
