@@ -8,12 +8,19 @@ HOST := 127.0.0.1:8000
 # The virtualenv's programs come first, `ninja` among them (torch runs it by name to build theory 01's extension).
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: serve build test check bless lens bench audit translated setup browser clean rehearse-toolchain
+.PHONY: serve build test check bless lens bench audit translated setup browser clean rehearse-toolchain constraints
 
-# Create the virtualenv and install the exact pins (again only when pyproject.toml changes).
-$(STAMP): pyproject.toml
+# Create the virtualenv and install the exact pins, and what they need at the versions of constraints.txt (again
+# only when either file changes).
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
+	touch $(STAMP)
+
+# After a pin changes in pyproject.toml: install the pins without the old constraints and record what they need.
+constraints:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m tools.constraints
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -1389,25 +1389,26 @@ def test_the_pages_link_c_plus_plus_sources_only_to_back_a_claim():
         assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
 
 
-def test_make_installs_the_pins_exactly_and_what_they_need_unpinned():
-    """README, two commands: the Makefile installs `.[test]` with no constraints file, and torch asks for sympy (whose
-    printer writes Inductor's kernel indexing) by a lower bound only, which `pyproject.toml` does not pin."""
+def test_make_installs_the_pins_exactly_and_what_they_need_at_the_constraints():
+    """README, two commands: torch asks for sympy (whose printer writes Inductor's kernel indexing) by a lower bound
+    only; `constraints.txt` fixes its version, and the Makefile and the notebooks' virtualenvs install with it."""
     import importlib.metadata
-    import tomllib
+    import inspect
 
-    from torch.utils._sympy.printers import ExprPrinter
     from sympy.printing.str import StrPrinter
+    from torch.utils._sympy.printers import ExprPrinter
+
+    from tools import notebooks
 
     assert issubclass(ExprPrinter, StrPrinter)
     sympy = [r for r in importlib.metadata.requires("torch") if re.match(r"sympy\b", r) and "extra" not in r]
     assert sympy and "==" not in sympy[0]
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    pins = [*project["dependencies"], *(p for extra in project["optional-dependencies"].values() for p in extra)]
-    assert all("==" in pin for pin in pins) and not any(pin.lower().startswith("sympy") for pin in pins)
+    lines = (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines()
+    assert f"sympy=={importlib.metadata.version('sympy')}" in lines
     install = next(line for line in (ROOT / "Makefile").read_text().splitlines() if "pip install" in line)
-    assert " -c " not in install and "--constraint" not in install and "-e '.[test]'" in install
-    assert ("install exactly what `pyproject.toml` pins; what those packages need and the file does not pin "
-            "(torch's `sympy`") in _readme()
+    assert "-c constraints.txt -e '.[test]'" in install
+    assert '"-c",' in inspect.getsource(notebooks.reader_python)
+    assert "at the versions of `constraints.txt` (torch's `sympy`" in " ".join(_readme().split())
 
 
 def test_the_spanish_page_groups_a_numbers_thousands_its_own_way():

@@ -47,14 +47,17 @@ def reader_pins(requires: tuple[str, ...] = ()) -> list[str]:
 
 
 def reader_python(requires: tuple[str, ...] = ()) -> Path:
-    """The Python of the reader's virtualenv (with what a page `requires`), created on first use, keyed on its pins."""
+    """The Python of the reader's virtualenv (with what a page `requires`, and torch's own needs at the versions of
+    `constraints.txt`), created on first use, keyed on its pins and constraints."""
     pins = reader_pins(requires)
-    venv = ROOT / ".cache" / "notebooks" / ("venv-" + hashlib.sha256(" ".join(pins).encode()).hexdigest()[:12])
+    constraints = (ROOT / "constraints.txt").read_text(encoding="utf-8")
+    key = hashlib.sha256((" ".join(pins) + "\n" + constraints).encode()).hexdigest()[:12]
+    venv = ROOT / ".cache" / "notebooks" / ("venv-" + key)
     python = venv / "bin" / "python"
     if not (venv / ".installed").is_file():
         subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *pins],
-                       check=True, capture_output=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-c",
+                        str(ROOT / "constraints.txt"), *pins], check=True, capture_output=True)
         (venv / ".installed").write_text("\n".join(pins) + "\n")
     return python
 
