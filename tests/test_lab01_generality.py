@@ -223,3 +223,18 @@ def test_the_notebook_checks_compare_printouts_the_tasks_now_state(block, langua
     assert notebook_verdict(language, block, monkeypatch, capsys, tmp_path) == f"{block}: {right}"
     assert notebook_verdict(language, block, monkeypatch, capsys, tmp_path, other).startswith(f"{block}: {wrong}")
     assert states[language == "es"] in task(language, step), (block, language)
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_the_saved_ints_check_refuses_an_as_signed_that_breaks_non_negative_values(language, monkeypatch, capsys,
+                                                                                    tmp_path):
+    """`value - 2**64` turns -1 and -100 back too; the check also converts the saved reduction (1), and the task
+    says a non-negative value stays as it is."""
+    stub = "def as_signed(value: int) -> int:"
+    always = ((stub, stub + "\n    return value - 2**64"),)
+    right, wrong = {"en": ("right", "wrong:"), "es": ("correcto", "incorrecto:")}[language]
+    assert notebook_verdict(language, "saved-ints", monkeypatch, capsys, tmp_path) == f"saved-ints: {right}"
+    assert notebook_verdict(language, "saved-ints", monkeypatch, capsys, tmp_path, always).startswith(
+        f"saved-ints: {wrong}")
+    says = {"en": "leaves a non-negative value as it is", "es": "deja igual un valor no negativo"}[language]
+    assert says in task(language, "step-2")
