@@ -1,5 +1,6 @@
 """Lab 01's general sentences, each tried against the counterexample that narrowed it (torch 2.13.0, CPU)."""
 
+import functools
 import inspect
 import warnings
 from pathlib import Path
@@ -156,3 +157,84 @@ def test_the_native_functions_lines_the_gpu_section_links():
     anchor = "blob/v2.13.0/aten/src/ATen/native/native_functions.yaml#L3287-L3292"
     for lang in ("en", "es"):
         assert anchor in (PAGES / lang / PAGE).read_text(), lang
+
+
+@functools.cache
+def learner_cells(language):
+    """The cells of this lab's learner notebook in `language`, with the solutions filled in."""
+    from tools import notebooks
+
+    return notebooks.cells(PAGE, language, learner=True, filled=True)
+
+
+def notebook_verdict(language, block, monkeypatch, capsys, tmp_path, reword=()):
+    """Run the learner's notebook (`language`, the solutions filled in) up to `block`'s check, with each
+    `(old, new)` of `reword` applied to `block`'s answer; return what that check printed last."""
+    from hood.capture import common
+
+    monkeypatch.setattr(common, "PAGE_LANGUAGE", language)
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    for cell in learner_cells(language):
+        source = cell.source
+        if cell.role == "answer" and cell.block == block:
+            for old, new in reword:
+                assert old in source, old
+                source = source.replace(old, new)
+        if cell.kind == "code":
+            capsys.readouterr()
+            exec(source, namespace)  # noqa: S102
+        if cell.role == "check" and cell.block == block:
+            return next(line for line in capsys.readouterr().out.splitlines() if line.startswith(f"{block}: "))
+    raise AssertionError(f"no check for {block}")
+
+
+def task(language, step):
+    """The task of `step` on the page in `language`: its prose before the solution box."""
+    text = (PAGES / language / PAGE).read_text()
+    section = text[text.index(f"{{#{step}}}"):]
+    return section[:section.index('??? success')]
+
+
+SUMLESS = '    print(words(en="without'  # linear_by_hand's line about db without the sum
+OTHER_PRINTS = {  # block: (its step, another printout of a right answer, what the task now states: en, es)
+    "walk-mlp": ("step-1", (("print(render_graph(graph))", "print(*(node.label for node in graph.nodes))"),),
+                 "`render_graph(autograd_graph(loss, names))`", "`render_graph(autograd_graph(loss, names))`"),
+    "linear-by-hand": ("step-2", ((SUMLESS, "    return hand, None\n" + SUMLESS),),
+                       "the shape `db` would have without the sum over the batch",
+                       "la forma que\ntendría `db` sin la suma sobre el lote"),
+    "mlp-by-hand": ("step-3", (('print(str(dtype).removeprefix("torch.") + ":")', "pass"),),
+                    "dtype's name (`float32:`), then checks the leaves in the order `x`, `W1`, `b1`, `W2`, `b2`",
+                    "nombre del dtype (`float32:`) y luego comprueba las\n"
+                    "hojas en el orden `x`, `W1`, `b1`, `W2`, `b2`"),
+    "gradcheck": ("step-4", (("(float64, fast mode):", "(float64):"), ("(float64, modo rápido):", "(float64):")),
+                  "one line per gradcheck, autograd's MLP first", "una línea por gradcheck, primero la del MLP"),
+    "wrong-formula": ("step-5", ((", tol=1e-3)", ")"),), "`tol=1e-3`", "`tol=1e-3`"),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+@pytest.mark.parametrize("block", list(OTHER_PRINTS))
+def test_the_notebook_checks_compare_printouts_the_tasks_now_state(block, language, monkeypatch, capsys, tmp_path):
+    """Each check compares the printout line by line: the solution is right, the same answer printed otherwise
+    (or, in step 5, checked with check's default tolerance) is wrong; each task states what to print."""
+    step, other, *states = OTHER_PRINTS[block]
+    right, wrong = {"en": ("right", "wrong:"), "es": ("correcto", "incorrecto:")}[language]
+    assert notebook_verdict(language, block, monkeypatch, capsys, tmp_path) == f"{block}: {right}"
+    assert notebook_verdict(language, block, monkeypatch, capsys, tmp_path, other).startswith(f"{block}: {wrong}")
+    assert states[language == "es"] in task(language, step), (block, language)
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_the_saved_ints_check_refuses_an_as_signed_that_breaks_non_negative_values(language, monkeypatch, capsys,
+                                                                                    tmp_path):
+    """`value - 2**64` turns -1 and -100 back too; the check also converts the saved reduction (1), and the task
+    says a non-negative value stays as it is."""
+    stub = "def as_signed(value: int) -> int:"
+    always = ((stub, stub + "\n    return value - 2**64"),)
+    right, wrong = {"en": ("right", "wrong:"), "es": ("correcto", "incorrecto:")}[language]
+    assert notebook_verdict(language, "saved-ints", monkeypatch, capsys, tmp_path) == f"saved-ints: {right}"
+    assert notebook_verdict(language, "saved-ints", monkeypatch, capsys, tmp_path, always).startswith(
+        f"saved-ints: {wrong}")
+    says = {"en": "leaves a non-negative value as it is", "es": "deja igual un valor no negativo"}[language]
+    assert says in task(language, "step-2")

@@ -29,7 +29,9 @@ def saved_ints():
     _, logp, loss = mlp_forward(x, *mlp_params())
     dim, ignore = logp.grad_fn._saved_dim, loss.grad_fn._saved_ignore_index
     print("LogSoftmaxBackward0._saved_dim:", dim, "->", as_signed(dim), "| 2**64 - 1 =", 2**64 - 1)
-    print("NllLossBackward0._saved_ignore_index:", ignore, "->", as_signed(ignore))
+    reduction = loss.grad_fn._saved_reduction  # 1 (mean): a non-negative value stays as it is
+    print("NllLossBackward0._saved_ignore_index:", ignore, "->", as_signed(ignore),
+          "| _saved_reduction:", reduction, "->", as_signed(reduction))
     try:
         logp.sum(dim)
     except Exception as err:  # noqa: BLE001 - the point is to show what the raw value does
