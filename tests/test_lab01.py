@@ -196,7 +196,7 @@ REPORT_EN = ("# Lab 01 · Autograd by hand: report", "Objective: walk the real a
              "def relu_backward(grad, result):", "## 1. The graph", "Each line is a node",
              "## 2. Two saved ints", "Convert before use.", "## 4. The MLP by hand, float32 and float64",
              "random projections of the Jacobian instead of each of its entries.",
-             "## 6. A subtle mistake, caught", "gives well-shaped but wrong gradients")
+             "## 6. A subtle mistake", "gives well-shaped but wrong gradients")
 """Fixed headings and sentences of the English REPORT.md."""
 
 REPORT_ES = ("# Lab 01 · Autograd a mano: informe", "Objetivo: recorrer el grafo real de autograd",
@@ -205,7 +205,7 @@ REPORT_ES = ("# Lab 01 · Autograd a mano: informe", "Objetivo: recorrer el graf
              "def relu_backward(grad, result):", "## 1. El grafo", "Cada línea es un nodo",
              "## 2. Dos enteros guardados", "Conviértelos antes de usarlos.", "## 4. El MLP a mano, float32 y float64",
              "proyecciones aleatorias del jacobiano en lugar de cada una de sus entradas.",
-             "## 6. Un error sutil, cazado", "da gradientes con la forma correcta pero equivocados")
+             "## 6. Un error sutil", "da gradientes con la forma correcta pero equivocados")
 """The same headings and sentences in the Spanish REPORT.md."""
 
 
@@ -214,12 +214,12 @@ def test_deliverables(tmp_path, capsys):
     assert [p.name for p in written] == ["REPORT.md", "mlp-graph.svg", "manifest.json"]
     report = (tmp_path / "REPORT.md").read_text()
     for title in ("## Formulas", "## 1. The graph", "## 2. Two saved ints", "## 3. linear by hand",
-                  "## 4. The MLP by hand, float32 and float64", "## 5. gradcheck", "## 6. A subtle mistake, caught"):
+                  "## 4. The MLP by hand, float32 and float64", "## 5. gradcheck", "## 6. A subtle mistake"):
         assert title in report
     assert all(text in report for text in REPORT_EN) and not any(text in report for text in REPORT_ES[:4])
     assert "\u27e6" not in report  # every words() marker was resolved
     assert "dz = grad - softmax(z) * grad.sum(dim)" in report  # from log_softmax_backward's docstring
-    assert "gradcheck with respect to x returns: False" in report
+    assert "gradcheck with respect to x returns: False" in report and "wrong gradients; both checks catch it." in report
     assert "saved dim = 18446744073709551615" in report
     svg = (tmp_path / "mlp-graph.svg").read_text()
     root = ET.fromstring(svg)  # a drawing of its own, not the page's figure around it
@@ -271,3 +271,17 @@ def test_the_pages_are_completable_from_their_notebooks():
     walk = (root / "snippets" / "lab01" / "graph.py").read_text()
     walk = walk[walk.index("[start:walk]"):walk.index("[end:walk]")]
     assert "as_signed" not in walk
+
+
+def test_the_reports_mistake_sentence_says_which_checks_caught_it():
+    """Section 6 reads what the two checks found, in each of the four cases (the solutions: both; see
+    `test_deliverables`)."""
+    from snippets.lab01.run import mistake_caught
+
+    said = {(a, b): localize(mistake_caught(a, b), "en") for a in (True, False) for b in (True, False)}
+    assert said[True, True].endswith("both checks catch it.")
+    assert said[True, False].endswith("the comparison with autograd catches it; gradcheck, in this run, does not.")
+    assert said[False, True].endswith("gradcheck catches it; the comparison with autograd, in this run, does not.")
+    assert "neither check caught it" in said[False, False]
+    assert len({localize(mistake_caught(a, b), "es") for a, b in said}) == 4
+    assert all(s.startswith("Keeping only the diagonal of log-softmax's Jacobian") for s in said.values())

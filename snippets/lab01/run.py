@@ -35,10 +35,33 @@ import torch
 
 def captured(fn, *args):
     """What `fn(*args)` prints."""
+    return printed_and_returned(fn, *args)[0]
+
+
+def printed_and_returned(fn, *args):
+    """What `fn(*args)` prints, and what it returns."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        fn(*args)
-    return out.getvalue()
+        result = fn(*args)
+    return out.getvalue(), result
+
+
+def mistake_caught(by_comparison: bool, by_gradcheck: bool) -> str:
+    """Section 6's reading, from what the two checks found: the comparison with autograd (a leaf `wrong`) and
+    gradcheck (it returned False)."""
+    said = {(True, True): ("both checks catch it.", "las dos comprobaciones lo cazan."),
+            (True, False): ("the comparison with autograd catches it; gradcheck, in this run, does not.",
+                            "la comparación con autograd lo caza; gradcheck, en esta ejecución, no."),
+            (False, True): ("gradcheck catches it; the comparison with autograd, in this run, does not.",
+                            "gradcheck lo caza; la comparación con autograd, en esta ejecución, no."),
+            (False, False): ("neither check caught it in this run: read your `catch_the_mistake` again.",
+                             "ninguna de las dos comprobaciones lo cazó en esta ejecución: revisa tu "
+                             "`catch_the_mistake`.")}
+    en, es = said[by_comparison, by_gradcheck]
+    return words(en="Keeping only the diagonal of log-softmax's Jacobian, `grad * (1 - softmax)`, gives well-shaped "
+                    "but wrong gradients; " + en,
+                 es="Quedarse solo con la diagonal del jacobiano de log-softmax, `grad * (1 - softmax)`, da "
+                    "gradientes con la forma correcta pero equivocados; " + es)
 
 
 def formulas_source():
@@ -56,7 +79,9 @@ def lab01_report():
     """Rerun every step with your functions; REPORT.md and the MLP's graph as SVG (file name -> text)."""
     walk, ints, linear = captured(walk_mlp), captured(saved_ints), captured(linear_by_hand)
     mlp = captured(mlp_by_hand) + captured(mlp_by_hand, torch.float64)
-    checks, mistake = captured(gradchecks), captured(catch_the_mistake)
+    checks = captured(gradchecks)
+    mistake, leaves = printed_and_returned(catch_the_mistake)
+    caught = mistake_caught(not all(leaves.values()), not gradcheck_hand(log_softmax_backward_diagonal, only_x=True))
     x, _, _ = running_example()
     W1, b1, W2, b2, target = mlp_params()
     h, logp, loss = mlp_forward(x, W1, b1, W2, b2, target)
@@ -100,11 +125,7 @@ def lab01_report():
                "projections of the Jacobian instead of each of its entries.",
             es="`gradcheck` compara el backward con diferencias finitas en float64; el modo rápido comprueba "
                "proyecciones aleatorias del jacobiano en lugar de cada una de sus entradas.")),
-        section(words(en="6. A subtle mistake, caught", es="6. Un error sutil, cazado"), mistake, words(
-            en="Keeping only the diagonal of log-softmax's Jacobian, `grad * (1 - softmax)`, gives well-shaped "
-               "but wrong gradients; both checks catch it.",
-            es="Quedarse solo con la diagonal del jacobiano de log-softmax, `grad * (1 - softmax)`, da "
-               "gradientes con la forma correcta pero equivocados; las dos comprobaciones lo cazan.")),
+        section(words(en="6. A subtle mistake", es="6. Un error sutil"), mistake, caught),
     ])
     return {"REPORT.md": report, "mlp-graph.svg": svg + "\n"}
 
