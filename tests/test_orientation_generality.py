@@ -1458,3 +1458,34 @@ def test_the_summary_names_the_running_example_and_theory_04s_extra_block():
                        "the two collapsed boxes after that output hold what two other releases print"),
                 "es": ("comparten el ejemplo que nos acompaña", "la teoría 04 añade un bloque de dos capas.",
                        "los dos recuadros plegados que siguen a esa salida muestran lo que imprimen otras dos")})
+
+
+def test_aot_autograd_captures_a_backward_only_when_one_may_be_needed():
+    """Theory 00's table: AOTAutograd makes one inference graph under no_grad or when no input requires grad, and
+    a forward graph plus a backward graph only when the head's output requires grad."""
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.backends.common import aot_autograd
+
+    seen = []
+
+    def compiler(name):
+        return lambda gm, inputs: seen.append(name) or make_boxed_func(gm.forward)
+
+    backend = aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
+                           inference_compiler=compiler("inference"))
+    x, W, b = running_example()
+    runs = []
+    try:
+        for grad_on, inputs in ((False, (x, W, b)), (True, (x.detach(), W.detach(), b.detach())), (True, (x, W, b))):
+            torch._dynamo.reset()
+            seen.clear()
+            with torch.set_grad_enabled(grad_on):
+                y = torch.compile(F.linear, backend=backend)(*inputs)
+            if y.requires_grad:
+                y.sum().backward()
+            runs.append(list(seen))
+    finally:
+        torch._dynamo.reset()
+    assert runs == [["inference"], ["inference"], ["forward", "backward"]]
+    _page_says({"en": ("AOTAutograd (forward and backward captured together when a backward may be needed)",),
+                "es": ("AOTAutograd (forward y backward capturados juntos cuando puede hacer falta un backward)",)})
