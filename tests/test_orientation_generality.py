@@ -1459,3 +1459,105 @@ def test_serve_watches_no_traces_so_a_bless_or_lens_note_shows_after_a_restart(t
     assert output.is_file()
     assert ("Nor does it watch `traces/`: a page keeps the drift box or the lens notes it was rendered with, so "
             "restart it after a `make bless` or an edit of `traces/lens/`") in _readme()
+
+
+def _page_says(said: dict[str, tuple[str, ...]]) -> None:
+    """Each language's page holds its sentences, wherever they wrap."""
+    for language, sentences in said.items():
+        text = " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
+        assert all(sentence in text for sentence in sentences), language
+
+
+def test_metadata_operators_called_from_python_skip_the_dispatcher():
+    """Theory 00's table lookup: aten::numel, aten::size.int and aten::dim are operators, yet called from Python
+    they reach no dispatch key (their bindings are written by hand); through torch.ops, numel dispatches."""
+    x = torch.randn(2, 3, requires_grad=True)
+    for name, call in (("aten::numel", lambda: torch.numel(x)), ("aten::size.int", lambda: x.size(0)),
+                       ("aten::dim", lambda: x.dim())):
+        assert torch._C._dispatch_has_kernel(name)
+        with recording_dispatch() as steps, OpLog() as log:
+            call()
+        assert steps == [] and log.names == [], name
+    with recording_dispatch() as steps:
+        torch.ops.aten.numel.default(x)
+    assert [s.op for s in steps][:1] == ["aten.numel.default"]
+    _page_says({"en": ("(`torch.numel(x)`, `x.size(0)`, `x.dim()`) skip the dispatcher when you call them from Python",
+                       "a table lookup at the highest-priority key whose entry is not a fallthrough"),
+                "es": ("(`torch.numel(x)`, `x.size(0)`, `x.dim()`) se saltan el dispatcher cuando los llamas desde",
+                       "en la clave de mayor prioridad cuya entrada no es un fallthrough")})
+
+
+def test_autograd_grad_calls_only_the_nodes_on_a_path_to_the_inputs_it_names():
+    """Theory 00's autograd item: `.backward()` runs TBackward0 on its way to W; autograd.grad for x alone, or
+    backward(inputs=[x]), runs AddmmBackward0 only and leaves W's gradient empty."""
+    x, W, b = running_example()
+    y = F.linear(x, W, b)
+    ran = []
+    y.grad_fn.register_prehook(lambda grads: ran.append("AddmmBackward0"))
+    y.grad_fn.next_functions[2][0].register_prehook(lambda grads: ran.append("TBackward0"))
+    torch.autograd.grad(y.sum(), x, retain_graph=True)
+    y.sum().backward(inputs=[x], retain_graph=True)
+    assert ran == ["AddmmBackward0", "AddmmBackward0"] and W.grad is None
+    y.sum().backward()
+    assert ran[2:] == ["AddmmBackward0", "TBackward0"] and W.grad is not None
+    _page_says({"en": ("the backward formula of each node that leads to a tensor whose gradient you asked for",),
+                "es": ("llama a la fórmula de backward de cada nodo que lleva a un tensor cuyo gradiente has pedido",)})
+
+
+def test_compiled_alone_the_head_generates_no_kernel_only_an_extern_addmm():
+    """Theory 00's compile item: on this CPU build Inductor hands the head's matrix product to extern_kernels.addmm
+    and generates no C++ kernel (theory 03's tests show a softmax after it getting one)."""
+    from hood.capture.compile import inductor_output
+    from snippets.compile.inductor_code import generated_code
+
+    torch._dynamo.reset()
+    x, W, b = (t.detach() for t in running_example())
+    try:
+        _, (code,) = generated_code(F.linear, x, W, b)
+        head = inductor_output(code)
+    finally:
+        torch._dynamo.reset()
+    assert head.extern_calls == ["extern_kernels.addmm"] and head.kernels == {}
+    _page_says({"en": ("compiled alone, `F.linear(x, W, b)` generates no kernel at all",),
+                "es": ("compilado solo, `F.linear(x, W, b)` no genera ningún kernel",)})
+
+
+def test_the_summary_names_the_running_example_and_theory_04s_extra_block():
+    """Theory 00's summary: theory 04 works on a two-layer block besides the head, so the bullet says so; the first
+    look's sentence names the boxes of other releases under its output."""
+    assert "nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 600))" in _included("theory/04-distributed.md")
+    _page_says({"en": ("share one running example", "theory 04 adds a two-layer block.",
+                       "the two collapsed boxes after that output hold what two other releases print"),
+                "es": ("comparten el ejemplo que nos acompaña", "la teoría 04 añade un bloque de dos capas.",
+                       "los dos recuadros plegados que siguen a esa salida muestran lo que imprimen otras dos")})
+
+
+def test_aot_autograd_captures_a_backward_only_when_one_may_be_needed():
+    """Theory 00's table: AOTAutograd makes one inference graph under no_grad or when no input requires grad, and
+    a forward graph plus a backward graph only when the head's output requires grad."""
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.backends.common import aot_autograd
+
+    seen = []
+
+    def compiler(name):
+        return lambda gm, inputs: seen.append(name) or make_boxed_func(gm.forward)
+
+    backend = aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
+                           inference_compiler=compiler("inference"))
+    x, W, b = running_example()
+    runs = []
+    try:
+        for grad_on, inputs in ((False, (x, W, b)), (True, (x.detach(), W.detach(), b.detach())), (True, (x, W, b))):
+            torch._dynamo.reset()
+            seen.clear()
+            with torch.set_grad_enabled(grad_on):
+                y = torch.compile(F.linear, backend=backend)(*inputs)
+            if y.requires_grad:
+                y.sum().backward()
+            runs.append(list(seen))
+    finally:
+        torch._dynamo.reset()
+    assert runs == [["inference"], ["inference"], ["forward", "backward"]]
+    _page_says({"en": ("AOTAutograd (forward and backward captured together when a backward may be needed)",),
+                "es": ("AOTAutograd (forward y backward capturados juntos cuando puede hacer falta un backward)",)})
