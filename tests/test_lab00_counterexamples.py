@@ -3,6 +3,7 @@ own solution, the deliverables written by the page's last block from the learner
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import warnings
@@ -452,15 +453,20 @@ def test_the_checks_read_names_the_tasks_now_state():
 # ---------------------------------------------------------------- a fourth read: the formats the checks compare
 
 
+@functools.cache
+def learner_cells(language: str) -> tuple:
+    from tools.notebooks import cells
+
+    return tuple(cells(PAGE, language, learner=True))
+
+
 def notebook_verdict(language: str, block: str, answer: str) -> str:
     """Run the learner notebook's setup and checks cells, `answer` in place of the answer cell, then `block`'s check;
     return the check's verdict line."""
     import contextlib
     import io
 
-    from tools.notebooks import cells
-
-    notebook = cells(PAGE, language, learner=True)
+    notebook = learner_cells(language)
     scope = {"PAGE_LANGUAGE": language, "__name__": "__main__"}  # dataclasses look their module up
     for role in ("setup", "checks"):
         exec(next(c.source for c in notebook if c.role == role), scope)  # noqa: S102
@@ -527,3 +533,22 @@ def test_parts_a_b_and_e_state_the_format_their_checks_compare():
         assert f"`{label}`" in text and "`render_key_views(views, show_tls=False)`" in text
         assert "`prof.key_averages(group_by_input_shape=True)`" in text and "`EventList(rows).table()`" in text
         assert "`part_c_linear_ops()`" in text and "`part_d_addmm_directly()`" in text
+
+
+def test_exercise_3_states_the_function_its_check_logs():
+    """Exercise 3's check compares the mode's log under vmap: the function the task names checks right, another one
+    with `exp`, `log1p` and a `@` (what the task once asked for alone) does not."""
+    import inspect
+
+    from hood.interface import TABLES
+    from snippets.lab00 import exercises
+
+    run = inspect.getsource(exercises.exercise_3_vmap_under_a_mode)
+    stated = "(torch.exp(t) * torch.log1p(t * t) + t @ t).sum()"
+    for body, key in ((stated, "right"), ("(torch.exp(t) + torch.log1p(t) + t @ t).sum()", "wrong")):
+        answer = f"import torch\n\ndef per_sample(t):\n    return {body}\n\n{run}"
+        verdict = quiet(notebook_verdict, "en", "exercise-3", answer)
+        assert verdict == f"exercise-3: {TABLES['en']['download'][key]}", body
+    for text in (page("en"), page("es")):
+        assert f"`{stated}`" in text and "`(t * t + torch.sin(t)).sum()`" in text
+        assert "`torch.histc(t, bins=4)`" in text and "`render_calls`" in text
