@@ -535,13 +535,20 @@ def test_parts_a_b_and_e_state_the_format_their_checks_compare():
         assert "`part_c_linear_ops()`" in text and "`part_d_addmm_directly()`" in text
 
 
-def test_exercise_3_states_the_function_its_check_logs():
+def test_the_vmap_task_and_exercise_3_state_the_code_their_checks_log():
     """Exercise 3's check compares the mode's log under vmap: the function the task names checks right, another one
-    with `exp`, `log1p` and a `@` (what the task once asked for alone) does not."""
+    with `exp`, `log1p` and a `@` (what the task once asked for alone) does not; the vmap task's count checks right
+    for the loop it names, not for one that indexes the batch (`select` where the check expects `unbind`)."""
     import inspect
 
     from hood.interface import TABLES
-    from snippets.lab00 import exercises
+    from snippets.lab00 import exercises, vmap_count
+
+    count = inspect.getsource(vmap_count.count_loop_and_vmap)
+    indexed = count.replace("[f(row) for row in batch]", "[f(batch[i]) for i in range(samples)]")
+    for answer, key in ((count, "right"), (indexed, "wrong")):
+        verdict = quiet(notebook_verdict, "en", "vmap-count", "import torch\n\n" + answer)
+        assert verdict == f"vmap-count: {TABLES['en']['download'][key]}", key
 
     run = inspect.getsource(exercises.exercise_3_vmap_under_a_mode)
     stated = "(torch.exp(t) * torch.log1p(t * t) + t @ t).sum()"
@@ -552,3 +559,4 @@ def test_exercise_3_states_the_function_its_check_logs():
     for text in (page("en"), page("es")):
         assert f"`{stated}`" in text and "`(t * t + torch.sin(t)).sum()`" in text
         assert "`torch.histc(t, bins=4)`" in text and "`render_calls`" in text
+        assert "`torch.stack([f(row) for row in batch])`" in text
