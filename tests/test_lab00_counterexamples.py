@@ -559,4 +559,17 @@ def test_the_vmap_task_and_exercise_3_state_the_code_their_checks_log():
     for text in (page("en"), page("es")):
         assert f"`{stated}`" in text and "`(t * t + torch.sin(t)).sum()`" in text
         assert "`torch.histc(t, bins=4)`" in text and "`render_calls`" in text
-        assert "`torch.stack([f(row) for row in batch])`" in text
+        assert "`torch.stack([f(row) for row in batch])`" in text and "`t.detach().half()`" in text
+
+
+def test_the_float16_stretch_states_that_its_inputs_are_detached():
+    """The float16 check expects detached inputs: halving the running example as it is logs `grad` marks, refused."""
+    import inspect
+
+    from hood.interface import TABLES
+
+    stated = inspect.getsource(parts.stretch_fp16)
+    attached = stated.replace("t.detach().half()", "t.half()")
+    for answer, key in ((stated, "right"), (attached, "wrong")):
+        verdict = quiet(notebook_verdict, "en", "stretch-fp16", answer)
+        assert verdict == f"stretch-fp16: {TABLES['en']['download'][key]}", key
