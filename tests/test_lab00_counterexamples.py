@@ -3,6 +3,7 @@ own solution, the deliverables written by the page's last block from the learner
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import warnings
@@ -447,3 +448,128 @@ def test_the_checks_read_names_the_tasks_now_state():
     en, es = page("en"), page("es")
     assert "`self.names`" in en and "`self.names`" in es
     assert "`op_rows(prof)`" in en and "`op_rows(prof)`" in es
+
+
+# ---------------------------------------------------------------- a fourth read: the formats the checks compare
+
+
+@functools.cache
+def learner_cells(language: str) -> tuple:
+    from tools.notebooks import cells
+
+    return tuple(cells(PAGE, language, learner=True))
+
+
+def notebook_verdict(language: str, block: str, answer: str) -> str:
+    """Run the learner notebook's setup and checks cells, `answer` in place of the answer cell, then `block`'s check;
+    return the check's verdict line."""
+    import contextlib
+    import io
+
+    notebook = learner_cells(language)
+    scope = {"PAGE_LANGUAGE": language, "__name__": "__main__"}  # dataclasses look their module up
+    for role in ("setup", "checks"):
+        exec(next(c.source for c in notebook if c.role == role), scope)  # noqa: S102
+    exec(answer, scope)  # noqa: S102
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(next(c.source for c in notebook if c.role == "check" and c.block == block), scope)  # noqa: S102
+    return next(line for line in out.getvalue().splitlines() if line.startswith(f"{block}: "))
+
+
+PART_A = """
+def part_a_baseline():
+    x, W, b = running_example(SEED)
+    y = F.linear(x, W, b)
+    print({shape})
+    print({node})
+    return y
+"""
+PART_B = """
+def part_b_key_sets():
+    x = running_example(SEED)[0]
+    print("hasattr(x, '_dispatch_key_set'):", hasattr(x, "_dispatch_key_set"))
+    views = [key_view("x (requires_grad=True)", x), key_view("x.detach() (requires_grad=False)", x.detach()),
+             key_view("torch.empty(1, dtype=torch.float16)", torch.empty(1, dtype=torch.float16))]
+    with torch.no_grad():
+        views.append(key_view({label!r}, x))
+    print(render_key_views(views, show_tls=False))
+    return views
+"""
+PART_E = """
+def part_e_profile():
+    x, W, b = running_example(SEED)
+    with profile(record_shapes=True) as prof:
+        F.linear(x, W, b).sum().backward()
+    keep = {{"aten::linear", "aten::t", "aten::addmm", "aten::mm", "AddmmBackward0",
+            "autograd::engine::evaluate_function: AddmmBackward0"}}
+    rows = [e for e in prof.key_averages(group_by_input_shape=True) if {keep}]
+    print(EventList(rows).table(sort_by="self_cpu_time_total"))
+    return op_rows(prof)
+"""
+
+
+def test_parts_a_b_and_e_state_the_format_their_checks_compare():
+    """The checks compare printed lines: an answer in the format the task states checks right (in another order, or
+    written another way), one that prints the same facts in another format does not; the tasks state the format."""
+    from hood.interface import TABLES
+
+    for language in ("en", "es"):
+        right, wrong = (TABLES[language]["download"][key] for key in ("right", "wrong"))
+        label = localize(parts.words(en="x under torch.no_grad()", es="x dentro de torch.no_grad()"), language)
+        cases = [
+            ("part-a", PART_A.format(shape='"y.shape =", tuple(y.shape)', node='f"y.grad_fn = {y.grad_fn}"'), right),
+            ("part-a", PART_A.format(shape="y.shape", node="y.grad_fn"), wrong),
+            ("part-b", PART_B.format(label=label), right),
+            ("part-b", PART_B.format(label="x (no_grad)"), wrong),
+            ("part-e", PART_E.format(keep="e.key in keep"), right),
+            ("part-e", PART_E.format(keep="True"), wrong),
+        ]
+        for block, answer, verdict in cases:
+            assert quiet(notebook_verdict, language, block, answer) == f"{block}: {verdict}", (language, block)
+    en, es = page("en"), page("es")
+    for text, label in ((en, "x under torch.no_grad()"), (es, "x dentro de torch.no_grad()")):
+        assert "`y.shape = ` and the shape as a tuple" in text or "`y.shape = ` y la forma como tupla" in text
+        assert f"`{label}`" in text and "`render_key_views(views, show_tls=False)`" in text
+        assert "`prof.key_averages(group_by_input_shape=True)`" in text and "`EventList(rows).table()`" in text
+        assert "`part_c_linear_ops()`" in text and "`part_d_addmm_directly()`" in text
+
+
+def test_the_vmap_task_and_exercise_3_state_the_code_their_checks_log():
+    """Exercise 3's check compares the mode's log under vmap: the function the task names checks right, another one
+    with `exp`, `log1p` and a `@` (what the task once asked for alone) does not; the vmap task's count checks right
+    for the loop it names, not for one that indexes the batch (`select` where the check expects `unbind`)."""
+    import inspect
+
+    from hood.interface import TABLES
+    from snippets.lab00 import exercises, vmap_count
+
+    count = inspect.getsource(vmap_count.count_loop_and_vmap)
+    indexed = count.replace("[f(row) for row in batch]", "[f(batch[i]) for i in range(samples)]")
+    for answer, key in ((count, "right"), (indexed, "wrong")):
+        verdict = quiet(notebook_verdict, "en", "vmap-count", "import torch\n\n" + answer)
+        assert verdict == f"vmap-count: {TABLES['en']['download'][key]}", key
+
+    run = inspect.getsource(exercises.exercise_3_vmap_under_a_mode)
+    stated = "(torch.exp(t) * torch.log1p(t * t) + t @ t).sum()"
+    for body, key in ((stated, "right"), ("(torch.exp(t) + torch.log1p(t) + t @ t).sum()", "wrong")):
+        answer = f"import torch\n\ndef per_sample(t):\n    return {body}\n\n{run}"
+        verdict = quiet(notebook_verdict, "en", "exercise-3", answer)
+        assert verdict == f"exercise-3: {TABLES['en']['download'][key]}", body
+    for text in (page("en"), page("es")):
+        assert f"`{stated}`" in text and "`(t * t + torch.sin(t)).sum()`" in text
+        assert "`torch.histc(t, bins=4)`" in text and "`render_calls`" in text
+        assert "`torch.stack([f(row) for row in batch])`" in text and "`t.detach().half()`" in text
+
+
+def test_the_float16_stretch_states_that_its_inputs_are_detached():
+    """The float16 check expects detached inputs: halving the running example as it is logs `grad` marks, refused."""
+    import inspect
+
+    from hood.interface import TABLES
+
+    stated = inspect.getsource(parts.stretch_fp16)
+    attached = stated.replace("t.detach().half()", "t.half()")
+    for answer, key in ((stated, "right"), (attached, "wrong")):
+        verdict = quiet(notebook_verdict, "en", "stretch-fp16", answer)
+        assert verdict == f"stretch-fp16: {TABLES['en']['download'][key]}", key
