@@ -362,3 +362,28 @@ def test_attention_the_notebook_check_refuses_a_block_written_with_another_mask(
                            ("es", "Un bloque igual de correcto con una máscara `triu`, o que divide\nentre 4, sale "
                                   "`incorrecto` ahí.")):
         assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+
+
+def test_parts_a_and_e_later_checks_read_what_the_functions_return(monkeypatch, capsys):
+    """Parts A and E: the kernel's check reads `head_code.kernels`, the timing's `Timing` rows; the module as a string,
+    or rows as tuples, make them raise. The tasks say what to return."""
+    from hood.capture import common
+    from hood.capture.compile_timing import render_html
+
+    monkeypatch.setattr(common, "PAGE_LANGUAGE", "en")
+    cells = learner_cells("en")
+    namespace = {"words": common.words, "localize": common.localize, "render_html": render_html,
+                 "head_code": "the generated module, as a string", "time_head": lambda: [(2, 10.0, 9.0)]}
+    exec(next(c.source for c in cells if c.role == "checks"), namespace)  # noqa: S102
+    capsys.readouterr()
+    for block in ("kernel", "timing"):
+        exec(next(c.source for c in cells if c.role == "check" and c.block == block), namespace)  # noqa: S102
+    printed = capsys.readouterr().out.splitlines()
+    assert "kernel: wrong: it raised AttributeError: 'str' object has no attribute 'kernels'" in printed
+    assert "timing: wrong: it raised AttributeError: 'tuple' object has no attribute 'batch'" in printed
+    for language, says in (("en", ("Return the generated code as\nan `InductorOutput`",
+                                   "Return one `Timing(batch, eager_us, compiled_us)`")),
+                           ("es", ("Devuelve el\ncódigo generado como un `InductorOutput`",
+                                   "Devuelve\nun `Timing(batch, eager_us, compiled_us)`"))):
+        page = (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text()
+        assert all(text in page for text in says), language
