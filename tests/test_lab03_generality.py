@@ -387,3 +387,38 @@ def test_parts_a_and_e_later_checks_read_what_the_functions_return(monkeypatch, 
                                    "Devuelve\nun `Timing(batch, eager_us, compiled_us)`"))):
         page = (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text()
         assert all(text in page for text in says), language
+
+
+def test_the_graphs_check_reads_the_dicts_keys_and_readables_text(monkeypatch, capsys):
+    """The graphs behind the kernel: the check reads `graphs["dynamo"]` and prints `readable`; other keys, or the
+    text of `print_readable` with its closing blank line, read wrong. The task names both."""
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+    import linecache
+
+    from snippets.compile import heads
+
+    block = "<labs/03-compile-and-survey.md#setup>"  # the head defined in a block, as the page and notebook do
+    source = inspect.getsource(heads)
+    linecache.cache[block] = (len(source), None, source.splitlines(keepends=True), block)
+    exec(compile(source, block, "exec"), defined := {})  # noqa: S102
+
+    def verdict(reword):
+        namespace = {"TinyHead": defined["TinyHead"], "torch": torch, "make_boxed_func": make_boxed_func,
+                     "aot_autograd": aot_autograd,
+                     "min_cut_rematerialization_partition": min_cut_rematerialization_partition}
+        printed = notebook_check("en", "head-graphs", monkeypatch, capsys, namespace, reword)
+        return next(line for line in printed if line.startswith("head-graphs: "))
+
+    try:
+        assert verdict(()) == "head-graphs: right"
+        renamed = verdict((('graphs["dynamo"] = gm', 'graphs["captured"] = gm'),))
+        assert renamed == "head-graphs: wrong: it raised KeyError: 'dynamo'"
+        assert verdict(((".strip()", ""),)).startswith("head-graphs: wrong: what it printed differs")
+    finally:
+        linecache.cache.pop(block, None)
+    for language, says in (("en", 'dict under `"dynamo"`, `"joint"`, `"forward"` and `"backward"`'),
+                           ("es", 'dict con las claves `"dynamo"`, `"joint"`, `"forward"` y `"backward"`')):
+        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
