@@ -289,7 +289,8 @@ def test_part_f_the_notebook_finds_a_paragraph_only_under_its_english_key(monkey
                ('"Pipeline parallel": words(', '"Paralelismo de pipeline": words('))
     for reword, written, verdict in (((), "True", "correcto"), (spanish, "False", "incorrecto:")):
         namespace = {"run_ranks": lambda rank_fn: [None, None],  # no processes: the keys are the point
-                     "RANK_FUNCTIONS": module.RANK_FUNCTIONS, "SPANISH_NAMES": module.SPANISH_NAMES}
+                     "RANK_FUNCTIONS": module.RANK_FUNCTIONS, "SPANISH_NAMES": module.SPANISH_NAMES,
+                     "paragraph": module.paragraph}
         namespace["survey_runs"] = types.FunctionType(module.survey_runs.__code__, namespace)
         printed = notebook_check("es", "survey-runs", monkeypatch, capsys, namespace, reword)
         assert [line.split("párrafo escrito: ")[1].split(";")[0] for line in printed[:4]] == [
@@ -299,4 +300,125 @@ def test_part_f_the_notebook_finds_a_paragraph_only_under_its_english_key(monkey
                                   'and `"MiniGPT"`, written in English whatever your language'),
                            ("es", 'con las claves `"DDP"`, `"FSDP2"`, `"Tensor parallel"`, `"Pipeline parallel"` y '
                                   '`"MiniGPT"`,\nescritas en inglés aunque trabajes en español')):
+        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+
+
+def test_acceptance_counts_only_the_sections_of_distributed_md_that_hold_a_paragraph(monkeypatch, capsys):
+    """Acceptance: a survey with no paragraph, or blank ones, still gives DISTRIBUTED.md its five headings; the last
+    block counts only the sections that hold a paragraph, and a section without one says so."""
+    from hood.capture import common
+    from snippets.lab03.report import acceptance
+    from snippets.lab03.survey import RANK_FUNCTIONS, distributed_report, no_paragraph, survey
+
+    full, runs = survey(), dict.fromkeys(RANK_FUNCTIONS, [])
+    for language, label in (("en", "sections of DISTRIBUTED.md with your paragraph:"),
+                            ("es", "secciones de DISTRIBUTED.md con tu párrafo:")):
+        monkeypatch.setattr(common, "PAGE_LANGUAGE", language)
+        for written, counted in (({}, 0), (dict.fromkeys(full, "  "), 0), ({"DDP": "x", "MiniGPT": "y"}, 2),
+                                 (full, 5)):
+            report = distributed_report(written, runs)
+            assert sum(line.startswith("## ") for line in report.splitlines()) == 5
+            assert report.count(no_paragraph()) == 5 - counted
+            acceptance({"REPORT.md": "", "KERNEL_ANNOTATION.md": "", "DISTRIBUTED.md": report}, [])
+            assert capsys.readouterr().out.splitlines()[-1] == f"{label} {counted}", (language, written)
+    for language, says in (("en", "the last block prints `sections of DISTRIBUTED.md with your paragraph: 5`"),
+                           ("es", "el último bloque imprime `secciones de DISTRIBUTED.md con tu párrafo: 5`")):
+        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+
+
+def test_an_annotation_with_no_claims_passes_both_printed_lines_of_the_acceptance(monkeypatch):
+    """Acceptance: with no claims, REPORT.md still reads `all checks hold: **True**` and nothing is FAILED; the
+    acceptance asks for a claim on each point of Part D's task."""
+    from hood.capture.common import localize, max_diff
+    from hood.capture.compile_timing import Timing
+    from snippets.lab03 import kernel_annotation
+    from snippets.lab03.report import lab03_files
+
+    monkeypatch.setattr(kernel_annotation, "ANNOTATION", ())
+    code = SimpleNamespace(code="", call="", kernels={KERNEL: ""})  # no claim reads it
+    files = lab03_files(code, max_diff(torch.zeros(1), torch.zeros(1), 1e-6), [Timing(2, 10.0, 9.0)], {}, {})
+    assert "all checks hold: **True**" in localize(files["REPORT.md"], "en")
+    assert "FAILED" not in localize(files["KERNEL_ANNOTATION.md"], "en")
+    for language, says in (("en", "your annotation makes a claim on each point Part D's task lists (an annotation "
+                                  "with no claims also reads\n  `all checks hold: **True**`)"),
+                           ("es", "tu anotación hace una afirmación sobre cada punto que enumera la tarea de la "
+                                  "parte D (una anotación sin ninguna\n  afirmación también dice `todas las "
+                                  "comprobaciones se cumplen: **True**`)")):
+        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+
+
+def test_attention_the_notebook_check_refuses_a_block_written_with_another_mask(monkeypatch, capsys):
+    """The attention stretch: the kernels' names follow the operators written; a right block with a `triu` mask
+    gets another softmax kernel name and reads wrong in the notebook; the task says how to write the block."""
+    import torch.nn as nn
+
+    triu = ("scores.masked_fill(~causal", "scores.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), 1)")
+    namespace = {"nn": nn, "torch": torch, "generated_code": generated_code, "inductor_output": inductor_output}
+    printed = notebook_check("en", "attention", monkeypatch, capsys, namespace, (triu,))
+    assert any("_triu_view_1(" in line for line in printed)
+    assert any(line.startswith("attention: wrong") for line in printed), printed
+    for language, says in (("en", "A block\njust as right with a `triu` mask, or a division by 4, reads `wrong` "
+                                  "there."),
+                           ("es", "Un bloque igual de correcto con una máscara `triu`, o que divide\nentre 4, sale "
+                                  "`incorrecto` ahí.")):
+        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+
+
+def test_parts_a_and_e_later_checks_read_what_the_functions_return(monkeypatch, capsys):
+    """Parts A and E: the kernel's check reads `head_code.kernels`, the timing's `Timing` rows; the module as a string,
+    or rows as tuples, make them raise. The tasks say what to return."""
+    from hood.capture import common
+    from hood.capture.compile_timing import render_html
+
+    monkeypatch.setattr(common, "PAGE_LANGUAGE", "en")
+    cells = learner_cells("en")
+    namespace = {"words": common.words, "localize": common.localize, "render_html": render_html,
+                 "head_code": "the generated module, as a string", "time_head": lambda: [(2, 10.0, 9.0)]}
+    exec(next(c.source for c in cells if c.role == "checks"), namespace)  # noqa: S102
+    capsys.readouterr()
+    for block in ("kernel", "timing"):
+        exec(next(c.source for c in cells if c.role == "check" and c.block == block), namespace)  # noqa: S102
+    printed = capsys.readouterr().out.splitlines()
+    assert "kernel: wrong: it raised AttributeError: 'str' object has no attribute 'kernels'" in printed
+    assert "timing: wrong: it raised AttributeError: 'tuple' object has no attribute 'batch'" in printed
+    for language, says in (("en", ("Return the generated code as\nan `InductorOutput`",
+                                   "Return one `Timing(batch, eager_us, compiled_us)`")),
+                           ("es", ("Devuelve el\ncódigo generado como un `InductorOutput`",
+                                   "Devuelve\nun `Timing(batch, eager_us, compiled_us)`"))):
+        page = (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text()
+        assert all(text in page for text in says), language
+
+
+def test_the_graphs_check_reads_the_dicts_keys_and_readables_text(monkeypatch, capsys):
+    """The graphs behind the kernel: the check reads `graphs["dynamo"]` and prints `readable`; other keys, or the
+    text of `print_readable` with its closing blank line, read wrong. The task names both."""
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+    import linecache
+
+    from snippets.compile import heads
+
+    block = "<labs/03-compile-and-survey.md#setup>"  # the head defined in a block, as the page and notebook do
+    source = inspect.getsource(heads)
+    linecache.cache[block] = (len(source), None, source.splitlines(keepends=True), block)
+    exec(compile(source, block, "exec"), defined := {})  # noqa: S102
+
+    def verdict(reword):
+        namespace = {"TinyHead": defined["TinyHead"], "torch": torch, "make_boxed_func": make_boxed_func,
+                     "aot_autograd": aot_autograd,
+                     "min_cut_rematerialization_partition": min_cut_rematerialization_partition}
+        printed = notebook_check("en", "head-graphs", monkeypatch, capsys, namespace, reword)
+        return next(line for line in printed if line.startswith("head-graphs: "))
+
+    try:
+        assert verdict(()) == "head-graphs: right"
+        renamed = verdict((('graphs["dynamo"] = gm', 'graphs["captured"] = gm'),))
+        assert renamed == "head-graphs: wrong: it raised KeyError: 'dynamo'"
+        assert verdict(((".strip()", ""),)).startswith("head-graphs: wrong: what it printed differs")
+    finally:
+        linecache.cache.pop(block, None)
+    for language, says in (("en", 'dict under `"dynamo"`, `"joint"`, `"forward"` and `"backward"`'),
+                           ("es", 'dict con las claves `"dynamo"`, `"joint"`, `"forward"` y `"backward"`')):
         assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language

@@ -4,7 +4,7 @@ from what the learner's functions returned; the page's last block writes them wi
 from hood.capture.common import words
 from hood.capture.compile_timing import interpret, render_table
 from snippets.lab03.kernel_annotation import KERNEL, annotate, render_annotation
-from snippets.lab03.survey import distributed_report
+from snippets.lab03.survey import distributed_report, no_paragraph
 
 # --8<-- [start:body]
 def lab03_report(agreement, annotation_ok, rows) -> str:
@@ -61,6 +61,7 @@ def acceptance(files, paths) -> None:
             print(line)
     print(words(en="FAILED in KERNEL_ANNOTATION.md:", es="FALLO en KERNEL_ANNOTATION.md:"),
           words(en="FAILED", es="FALLO") in files["KERNEL_ANNOTATION.md"])
-    print(words(en="sections in DISTRIBUTED.md:", es="secciones en DISTRIBUTED.md:"),
-          sum(line.startswith("## ") for line in files["DISTRIBUTED.md"].splitlines()))
+    sections = sum(line.startswith("## ") for line in files["DISTRIBUTED.md"].splitlines())
+    print(words(en="sections of DISTRIBUTED.md with your paragraph:", es="secciones de DISTRIBUTED.md con tu párrafo:"),
+          sections - files["DISTRIBUTED.md"].count(no_paragraph()))
 # --8<-- [end:body]

@@ -66,6 +66,17 @@ SPANISH_NAMES = {"Tensor parallel": "Paralelismo tensorial", "Pipeline parallel"
 """A pattern's name as a Spanish page prints it (DDP and FSDP2 keep theirs)."""
 
 
+def paragraph(written, name):
+    """The survey's paragraph under `name`: "" when it has none, or only blanks."""
+    return str(written.get(name) or "").strip()
+
+
+def no_paragraph():
+    """What DISTRIBUTED.md writes in a section for which the survey has no paragraph."""
+    return words(en="*No paragraph: `survey()` has none under this key.*",
+                 es="*Sin párrafo: `survey()` no tiene ninguno con esta clave.*")
+
+
 def survey_runs():
     """Run each pattern's rank function on two forked processes; print, per pattern, whether the survey has its
     paragraph and how many ranks returned; return the runs by pattern."""
@@ -73,24 +84,26 @@ def survey_runs():
     runs = {}
     for name, rank_fn in RANK_FUNCTIONS.items():
         runs[name] = run_ranks(rank_fn)
-        print(words(en=f"{name}: paragraph written: {bool(written.get(name))}; ranks that returned: {len(runs[name])}",
-                    es=f"{SPANISH_NAMES.get(name, name)}: párrafo escrito: {bool(written.get(name))}; ranks que "
+        print(words(en=f"{name}: paragraph written: {bool(paragraph(written, name))}; ranks that returned: "
+                       f"{len(runs[name])}",
+                    es=f"{SPANISH_NAMES.get(name, name)}: párrafo escrito: {bool(paragraph(written, name))}; ranks que "
                        f"respondieron: {len(runs[name])}"))
-    print(words(en=f"choice for the MiniGPT given: {bool(written.get('MiniGPT'))}",
-                es=f"elección para el MiniGPT escrita: {bool(written.get('MiniGPT'))}"))
+    print(words(en=f"choice for the MiniGPT given: {bool(paragraph(written, 'MiniGPT'))}",
+                es=f"elección para el MiniGPT escrita: {bool(paragraph(written, 'MiniGPT'))}"))
     return runs
 
 
 def distributed_report(written, runs):
     """DISTRIBUTED.md: a section per pattern (the survey's paragraph, then what its two ranks returned), then the
-    choice for the MiniGPT."""
+    choice for the MiniGPT. A section without a paragraph says so."""
     parts = ["# " + words(en="The four distributed patterns", es="Los cuatro patrones distribuidos"), ""]
     for name, results in runs.items():
-        parts += ["## " + words(en=name, es=SPANISH_NAMES.get(name, name)), "", written.get(name, ""), "",
+        parts += ["## " + words(en=name, es=SPANISH_NAMES.get(name, name)), "",
+                  paragraph(written, name) or no_paragraph(), "",
                   words(en="What the two ranks returned (gloo, 127.0.0.1):",
                         es="Lo que devolvieron los dos ranks (gloo, 127.0.0.1):"), "",
                   "```text", render_ranks(results), "```", ""]
     parts += ["## " + words(en="The choice for the MiniGPT", es="La elección para el MiniGPT"), "",
-              written.get("MiniGPT", ""), ""]
+              paragraph(written, "MiniGPT") or no_paragraph(), ""]
     return "\n".join(parts)
 # --8<-- [end:runs]
