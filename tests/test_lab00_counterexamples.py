@@ -529,7 +529,7 @@ def test_parts_a_b_and_e_state_the_format_their_checks_compare():
             assert quiet(notebook_verdict, language, block, answer) == f"{block}: {verdict}", (language, block)
     en, es = page("en"), page("es")
     for text, label in ((en, "x under torch.no_grad()"), (es, "x dentro de torch.no_grad()")):
-        assert "`y.shape = ` and the shape as a tuple" in text or "`y.shape = ` y la forma como tupla" in text
+        assert "`y.shape = ` and the shape as a tuple" in text or "`y.shape = ` seguido de la forma como tupla" in text
         assert f"`{label}`" in text and "`render_key_views(views, show_tls=False)`" in text
         assert "`prof.key_averages(group_by_input_shape=True)`" in text and "`EventList(rows).table()`" in text
         assert "`part_c_linear_ops()`" in text and "`part_d_addmm_directly()`" in text
