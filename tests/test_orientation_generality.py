@@ -1561,3 +1561,83 @@ def test_aot_autograd_captures_a_backward_only_when_one_may_be_needed():
     assert runs == [["inference"], ["inference"], ["forward", "backward"]]
     _page_says({"en": ("AOTAutograd (forward and backward captured together when a backward may be needed)",),
                 "es": ("AOTAutograd (forward y backward capturados juntos cuando puede hacer falta un backward)",)})
+
+
+def test_the_constraints_hold_the_setuptools_torch_needs_which_a_plain_pip_freeze_leaves_out():
+    """README, two commands: torch needs setuptools (its C++ extension module, theory 01's, imports it); a plain
+    `pip freeze` leaves it out, so the constraints read `pip freeze --all` and fix its version too."""
+    import importlib.metadata
+    import inspect
+    import subprocess
+
+    import torch.utils.cpp_extension
+
+    from tools import constraints
+
+    assert any(re.match(r"setuptools\b", r) for r in importlib.metadata.requires("torch"))
+    assert re.search(r"^import setuptools$", inspect.getsource(torch.utils.cpp_extension), re.MULTILINE)
+    plain = subprocess.run([sys.executable, "-m", "pip", "freeze"], check=True, capture_output=True, text=True)
+    pinned = f"setuptools=={importlib.metadata.version('setuptools')}"
+    assert pinned not in plain.stdout.splitlines() and pinned in constraints.freeze()
+    assert pinned in constraints.CONSTRAINTS.read_text(encoding="utf-8").splitlines()
+    assert "and the `setuptools` that `torch.utils.cpp_extension` imports, among them" in _readme()
+
+
+def test_a_moved_pin_fails_the_constraints_test_though_the_virtualenv_still_matches_the_file(monkeypatch):
+    """README, two commands and upgrading torch: the Makefile installs a moved pin with the old constraints, so the
+    virtualenv still matches the file; only the hash of the pins it names tells that `make constraints` is due."""
+    from tools import constraints
+
+    lines = constraints.CONSTRAINTS.read_text(encoding="utf-8").splitlines()
+    written = [line for line in lines if line and not line.startswith("#")]
+    frozen = constraints.freeze()
+    assert constraints.written_for() in lines and written == constraints.unpinned(frozen)
+    moved = [re.sub(r"^torch==.*", "torch==2.14.1", pin) for pin in constraints.pins()]
+    monkeypatch.setattr(constraints, "pins", lambda: moved)
+    assert written == constraints.unpinned(frozen)  # the versions the virtualenv holds would not tell
+    assert constraints.written_for() not in lines
+    assert "with a hash of the pins it was written for; a test fails while that hash names other pins" in _readme()
+    assert "run `make constraints`, then `make bless`" in _readme()
+
+
+def test_answer_none_gives_the_learner_a_solution_block_whole():
+    """README, downloads: a block in a `??? success` box with `answer="none"` (lab 02's figure and its detach
+    survey) gets no stub; its code is the check cell's, definitions included."""
+    from hood.engine import download
+
+    text = (ROOT / "docs" / "en" / "labs" / "02-custom-op.md").read_text(encoding="utf-8")
+    items = download.read_page(text, project_snippets_config(ROOT))
+    cells = download.page_cells(items, language="en", pins=download.Pins(), torch_version="2.13.0",
+                                normaliser="", expected=lambda block: None, learner=True, where="lab 02")
+    given = [item for item in items if isinstance(item, download.Code) and item.options.get("answer") == "none"]
+    assert {item.id for item in given} == {"tables-figure", "who-detaches"}
+    assert all(download.split_answer(item.code, None, "w")[0] for item in given)  # each defines something
+    for item in given:
+        assert not [c for c in cells if c.block == item.id and c.role == "answer"], item.id
+        check = next(c for c in cells if c.block == item.id and c.role == "check")
+        assert "def " in check.source, item.id
+    assert '(`answer="none"` to none: a demonstration the learner gets whole)' in _readme()
+
+
+def test_a_changed_english_page_leaves_its_spanish_page_stale_until_make_translated(tmp_path):
+    """README, writing a page: the Spanish page names the version of the English page it translates; adding a
+    block to the English page makes a check build report `translation stale`, which bless does not clear."""
+    from types import SimpleNamespace
+
+    from hood.engine import translations
+    from hood.engine.build import _check_freshness
+    from hood.engine.report import Kind, Report
+
+    english = (ROOT / "docs" / "en" / PAGE).read_text(encoding="utf-8")
+    recorded = translations.recorded_hash((ROOT / "docs" / "es" / PAGE).read_text(encoding="utf-8"))
+    assert recorded == translations.english_hash(english)
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en" / "p.md").write_text(english + '\n```python exec="on" id="new"\nprint(1)\n```\n',
+                                          encoding="utf-8")
+    state = SimpleNamespace(page="p.md", language="es", languages=("en", "es"), report=Report(check=True),
+                            settings=SimpleNamespace(root=tmp_path, check=True, bless=False))
+    _check_freshness(state, recorded, tmp_path)
+    assert [p.kind for p in state.report.problems.values()] == [Kind.TRANSLATION_STALE]
+    assert not Kind.TRANSLATION_STALE.blocks_bless
+    assert "make translated PAGE=p.md" in state.report.render()
+    assert "run `make translated PAGE=<section>/<page>.md` (a check build fails while a Spanish page" in _readme()
