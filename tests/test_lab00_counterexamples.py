@@ -573,3 +573,23 @@ def test_the_float16_stretch_states_that_its_inputs_are_detached():
     for answer, key in ((stated, "right"), (attached, "wrong")):
         verdict = quiet(notebook_verdict, "en", "stretch-fp16", answer)
         assert verdict == f"stretch-fp16: {TABLES['en']['download'][key]}", key
+
+
+def test_the_benchmark_reading_says_growth_only_when_every_larger_batch_was_slower():
+    """Over every ordering of three medians, ties included: the sentence says the median grew exactly when it rose
+    at each larger batch, and its ratio is the last median over the first; a busy machine's outlier reads as such."""
+    import itertools
+
+    from hood.capture.common import localize
+    from snippets.lab00.benchmark import read_medians
+
+    for values in {*itertools.permutations((1e-5, 2e-5, 4e-5)), *itertools.product((1e-5, 2e-5), repeat=3)}:
+        medians = dict(zip((2, 64, 256), values))
+        en, es = (localize(read_medians(medians), language) for language in ("en", "es"))
+        grew = values[0] < values[1] < values[2]
+        assert en.startswith("The median grew") == grew and es.startswith("La mediana creció") == grew
+        if grew:
+            assert f"{values[2] / values[0]:.1f}x from batch 2 to batch 256" in en
+            assert f"{values[2] / values[0]:.1f}".replace(".", ",") + " veces del lote 2 al 256" in es
+    busy = localize(read_medians({2: 7991.4e-6, 64: 28.9e-6, 256: 97.7e-6}), "en")
+    assert busy.startswith("The median did not grow at every larger batch here")
