@@ -1,7 +1,8 @@
 """Theory 00's general sentences, narrowed where a counterexample broke them: the fallthrough mask, what the build
 compares, what the CUDA wheels change, DDP's first bucket, which pages use the running example, which pages have a
 lab, fused attention as a native operator, non-differentiable operations, AddmmBackward0 outside eager mode, a
-non-contiguous 3-D batch, a check build under another torch, and linear on an Apple GPU."""
+non-contiguous 3-D batch, a check build under another torch, linear on an Apple GPU, and a tiny compiled matrix
+product that gets a kernel."""
 
 from __future__ import annotations
 
@@ -1521,6 +1522,28 @@ def test_compiled_alone_the_head_generates_no_kernel_only_an_extern_addmm():
     _page_says({"en": ("compiled alone, `F.linear(x, W, b)` generates no kernel at all",),
                 "es": ("compilado solo, `F.linear(x, W, b)` no genera ningún kernel",)})
 
+
+def test_a_tiny_matrix_product_gets_a_generated_kernel_on_this_cpu_build():
+    """Theory 00's compile item: one row through a 16-by-16 layer is decomposed into a C++ kernel, not handed to
+    extern_kernels.addmm; one row through the head (64 to 600) still is."""
+    from hood.capture.compile import inductor_output
+    from snippets.compile.inductor_code import generated_code
+
+    seen = {}
+    try:
+        for inputs, outputs in ((16, 16), (64, 600)):
+            torch._dynamo.reset()
+            _, (code,) = generated_code(F.linear, torch.randn(1, inputs), torch.randn(outputs, inputs),
+                                        torch.randn(outputs))
+            head = inductor_output(code)
+            seen[inputs, outputs] = (head.extern_calls, sorted(head.kernels))
+    finally:
+        torch._dynamo.reset()
+    assert seen == {(16, 16): ([], ["cpp_fused_addmm_t_0"]), (64, 600): (["extern_kernels.addmm"], [])}
+    _page_says({"en": ("a matrix product as large as the head's is not generated",
+                       "one row through a layer of at most 16 inputs and 16 outputs gets a generated C++ kernel."),
+                "es": ("un producto de matrices tan grande como el de la cabeza no se genera",
+                       "capa de 16 entradas y 16 salidas como mucho recibe un kernel de C++ generado.")})
 
 def test_the_summary_names_the_running_example_and_theory_04s_extra_block():
     """Theory 00's summary: theory 04 works on a two-layer block besides the head, so the bullet says so; the first
