@@ -1488,6 +1488,20 @@ def test_metadata_operators_called_from_python_skip_the_dispatcher():
                        "en la clave de mayor prioridad cuya entrada no es un fallthrough")})
 
 
+def test_contiguous_on_a_contiguous_tensor_returns_it_without_a_lookup():
+    """Theory 00's table lookup: aten::contiguous is no metadata operator (it copies a transposed tensor, through
+    the dispatcher), yet on a tensor already contiguous it returns the tensor itself and reaches no key."""
+    x = torch.randn(2, 3, requires_grad=True)
+    with recording_dispatch() as steps, OpLog() as log:
+        same = x.contiguous()
+    assert same is x and steps == [] and log.names == []
+    with recording_dispatch() as steps, OpLog() as log:
+        x.t().contiguous()
+    assert "aten.contiguous.default" in [s.op for s in steps] and "aten::clone" in log.names
+    _page_says({"en": ("`x.contiguous()` on a tensor that is already contiguous: it returns `x` itself before any",),
+                "es": ("`x.contiguous()` sobre un tensor que ya es contiguo: devuelve el propio `x` antes de",)})
+
+
 def test_autograd_grad_calls_only_the_nodes_on_a_path_to_the_inputs_it_names():
     """Theory 00's autograd item: `.backward()` runs TBackward0 on its way to W; autograd.grad for x alone, or
     backward(inputs=[x]), runs AddmmBackward0 only and leaves W's gradient empty."""
