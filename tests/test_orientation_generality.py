@@ -1533,31 +1533,61 @@ def test_compiled_alone_the_head_generates_no_kernel_only_an_extern_addmm():
     finally:
         torch._dynamo.reset()
     assert head.extern_calls == ["extern_kernels.addmm"] and head.kernels == {}
-    _page_says({"en": ("compiled alone, `F.linear(x, W, b)` generates no kernel at all",),
-                "es": ("compilado solo, `F.linear(x, W, b)` no genera ningún kernel",)})
+    _page_says({"en": ("compiled alone, `F.linear(x, W, b)` generates no kernel for its forward.",),
+                "es": ("compilado solo, `F.linear(x, W, b)` no genera ningún kernel para su forward.",)})
 
 
-def test_a_tiny_matrix_product_gets_a_generated_kernel_on_this_cpu_build():
-    """Theory 00's compile item: one row through a 16-by-16 layer is decomposed into a C++ kernel, not handed to
-    extern_kernels.addmm; one row through the head (64 to 600) still is."""
+def test_the_compiled_heads_backward_generates_the_sum_that_makes_bs_gradient():
+    """Theory 00's compile item: with the running example's inputs, which require grad, the forward still calls
+    extern_kernels.addmm alone, while the backward's two products go to extern_kernels.mm and the sum over the
+    batch that makes b's gradient gets a generated C++ kernel."""
+    from torch._inductor.utils import run_and_get_code
+
+    from hood.capture.compile import inductor_output
+
+    x, W, b = running_example()
+
+    def forward_and_backward():
+        torch.compile(F.linear)(x, W, b).sum().backward()
+
+    torch._dynamo.reset()
+    try:
+        _, codes = run_and_get_code(forward_and_backward)
+    finally:
+        torch._dynamo.reset()
+    forward, backward = (inductor_output(code) for code in codes)
+    assert (forward.extern_calls, forward.kernels) == (["extern_kernels.addmm"], {})
+    assert backward.extern_calls == ["extern_kernels.mm"] * 2 and sorted(backward.kernels) == ["cpp_fused_sum_0"]
+    _page_says({"en": ("Its backward, when an input requires grad, gets one: the sum that makes `b`'s gradient.",),
+                "es": ("Su backward, cuando alguna entrada requiere gradiente, sí recibe uno: la suma que da el "
+                       "gradiente de `b`.",)})
+
+
+def test_a_single_row_through_a_tiny_or_one_output_layer_gets_a_generated_kernel_on_this_cpu_build():
+    """Theory 00's compile item: one row through a 16-by-16 layer, or through a one-output layer with 38,400 inputs
+    (as many multiply-adds as the head's product), is decomposed into a C++ kernel; one row through the head (64 to
+    600), or two rows through the one-output layer, is still handed to extern_kernels.addmm."""
     from hood.capture.compile import inductor_output
     from snippets.compile.inductor_code import generated_code
 
     seen = {}
     try:
-        for inputs, outputs in ((16, 16), (64, 600)):
+        for rows, inputs, outputs in ((1, 16, 16), (1, 38400, 1), (1, 64, 600), (2, 38400, 1)):
             torch._dynamo.reset()
-            _, (code,) = generated_code(F.linear, torch.randn(1, inputs), torch.randn(outputs, inputs),
+            _, (code,) = generated_code(F.linear, torch.randn(rows, inputs), torch.randn(outputs, inputs),
                                         torch.randn(outputs))
             head = inductor_output(code)
-            seen[inputs, outputs] = (head.extern_calls, sorted(head.kernels))
+            seen[rows, inputs, outputs] = (head.extern_calls, sorted(head.kernels))
     finally:
         torch._dynamo.reset()
-    assert seen == {(16, 16): ([], ["cpp_fused_addmm_t_0"]), (64, 600): (["extern_kernels.addmm"], [])}
-    _page_says({"en": ("a matrix product as large as the head's is not generated",
-                       "one row through a layer of at most 16 inputs and 16 outputs gets a generated C++ kernel."),
-                "es": ("un producto de matrices tan grande como el de la cabeza no se genera",
-                       "capa de 16 entradas y 16 salidas como mucho recibe un kernel de C++ generado.")})
+    generated, extern = ([], ["cpp_fused_addmm_t_0"]), (["extern_kernels.addmm"], [])
+    assert seen == {(1, 16, 16): generated, (1, 38400, 1): generated, (1, 64, 600): extern, (2, 38400, 1): extern}
+    _page_says({"en": ("a matrix product shaped like the head's (two rows, 600 outputs) is not generated",
+                       "A single row is rewritten into loops instead when the layer has at most 16 inputs and 16 "
+                       "outputs, or one output however many inputs: it gets a generated C++ kernel."),
+                "es": ("un producto de matrices con la forma del de la cabeza (dos filas, 600 salidas) no se genera",
+                       "cuando la capa tiene 16 entradas y 16 salidas como mucho, o una única salida con cualquier "
+                       "número de entradas: recibe un kernel de C++ generado.")})
 
 def test_the_summary_names_the_running_example_and_theory_04s_extra_block():
     """Theory 00's summary: theory 04 works on a two-layer block besides the head, so the bullet says so; the first
