@@ -1533,8 +1533,10 @@ def test_compiled_alone_the_head_generates_no_kernel_only_an_extern_addmm():
     finally:
         torch._dynamo.reset()
     assert head.extern_calls == ["extern_kernels.addmm"] and head.kernels == {}
-    _page_says({"en": ("compiled alone, `F.linear(x, W, b)` generates no kernel for its forward.",),
-                "es": ("compilado solo, `F.linear(x, W, b)` no genera ningún kernel para su forward.",)})
+    _page_says({"en": ("compiled alone, `F.linear(x, W, b)`'s forward is one `extern_kernels.addmm` call and no "
+                       "generated kernel",),
+                "es": ("compilado solo, el forward de `F.linear(x, W, b)` es una llamada a `extern_kernels.addmm` y "
+                       "ningún kernel generado",)})
 
 
 def test_the_compiled_heads_backward_generates_the_sum_that_makes_bs_gradient():
@@ -1558,8 +1560,8 @@ def test_the_compiled_heads_backward_generates_the_sum_that_makes_bs_gradient():
     forward, backward = (inductor_output(code) for code in codes)
     assert (forward.extern_calls, forward.kernels) == (["extern_kernels.addmm"], {})
     assert backward.extern_calls == ["extern_kernels.mm"] * 2 and sorted(backward.kernels) == ["cpp_fused_sum_0"]
-    _page_says({"en": ("Its backward, when an input requires grad, gets one: the sum that makes `b`'s gradient.",),
-                "es": ("Su backward, cuando alguna entrada requiere gradiente, sí recibe uno: la suma que da el "
+    _page_says({"en": ("its backward, when an input requires grad, generates one, the sum that makes `b`'s gradient.",),
+                "es": ("su backward, cuando alguna entrada requiere gradiente, genera uno, la suma que da el "
                        "gradiente de `b`.",)})
 
 
@@ -1582,12 +1584,11 @@ def test_a_single_row_through_a_tiny_or_one_output_layer_gets_a_generated_kernel
         torch._dynamo.reset()
     generated, extern = ([], ["cpp_fused_addmm_t_0"]), (["extern_kernels.addmm"], [])
     assert seen == {(1, 16, 16): generated, (1, 38400, 1): generated, (1, 64, 600): extern, (2, 38400, 1): extern}
-    _page_says({"en": ("a matrix product shaped like the head's (two rows, 600 outputs) is not generated",
-                       "A single row is rewritten into loops instead when the layer has at most 16 inputs and 16 "
-                       "outputs, or one output however many inputs: it gets a generated C++ kernel."),
-                "es": ("un producto de matrices con la forma del de la cabeza (dos filas, 600 salidas) no se genera",
-                       "cuando la capa tiene 16 entradas y 16 salidas como mucho, o una única salida con cualquier "
-                       "número de entradas: recibe un kernel de C++ generado.")})
+    _page_says({"en": ("Whether a product is generated or handed to the library depends on its shapes: a single row "
+                       "through a very small layer, for one, becomes a generated loop.",),
+                "es": ("Que un producto se genere o se deje a la biblioteca depende de sus formas: una sola fila que "
+                       "pasa por una capa muy pequeña, por ejemplo, se convierte en un bucle generado.",)})
+
 
 def test_the_summary_names_the_running_example_and_theory_04s_extra_block():
     """Theory 00's summary: theory 04 works on a two-layer block besides the head, so the bullet says so; the first
