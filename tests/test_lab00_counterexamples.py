@@ -593,3 +593,23 @@ def test_the_benchmark_reading_says_growth_only_when_every_larger_batch_was_slow
             assert f"{values[2] / values[0]:.1f}".replace(".", ",") + " veces del lote 2 al 256" in es
     busy = localize(read_medians({2: 7991.4e-6, 64: 28.9e-6, 256: 97.7e-6}), "en")
     assert busy.startswith("The median did not grow at every larger batch here")
+
+
+# ---------------------------------------------------------------- a fifth read: exercise 3's one per-sample line
+
+
+def test_under_vmap_add_with_an_operand_0_dim_per_sample_logs_one_select_of_sample_0():
+    """Exercise 3's log has one `select.int(f32[5], 0, 0)`: `add` with an operand 0-dim per sample makes it, then adds
+    on the whole batch; with shape [1] per sample, no select."""
+    from snippets.lab00 import exercises
+
+    batch, per_sample = torch.randn(5, 4), torch.randn(5)
+    column = per_sample[:, None]
+    names = logged(lambda: torch.vmap(lambda t, s: t + s)(batch, per_sample))
+    assert names == ["aten::select.int", "aten::view", "aten::add.Tensor"]
+    assert logged(lambda: torch.vmap(lambda t, s: t + s)(batch, column)) == ["aten::add.Tensor"]
+    _, _, calls = quiet(exercises.exercise_3_vmap_under_a_mode)
+    assert [c.args for c in calls if c.op == "aten::select.int"] == [("f32[5]", "0", "0")]
+    for text, words in ((page("en"), "`select.int(f32[5], 0, 0)`. `add`'s rule"),
+                        (page("es"), "`select.int(f32[5], 0, 0)`. La regla de `add`")):
+        assert words in re.sub(r"\s+", " ", text)
