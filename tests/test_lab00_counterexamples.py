@@ -613,3 +613,16 @@ def test_under_vmap_add_with_an_operand_0_dim_per_sample_logs_one_select_of_samp
     for text, words in ((page("en"), "`select.int(f32[5], 0, 0)`. `add`'s rule"),
                         (page("es"), "`select.int(f32[5], 0, 0)`. La regla de `add`")):
         assert words in re.sub(r"\s+", " ", text)
+
+
+def test_outside_torch_only_the_innermost_frames_are_the_callers_code():
+    """'Outside torch's own files, the innermost frames are your code; the outer ones can be your runner's': under
+    pytest the frames outside torch include pytest's own; the innermost is the lab's training_step."""
+    with drill.FirstCaller("aten::addmm") as mode:
+        drill.training_step(*running_example())
+    outside = [f for f in mode.stack if "/torch/" not in f.filename.replace("\\", "/")]
+    assert any("/_pytest/" in f.filename or "/pluggy/" in f.filename for f in outside)
+    assert outside[-1].name == "training_step" and outside[-1].line == "F.linear(x, W, b).sum().backward()"
+    for text in (page("en"), page("es")):
+        text = re.sub(r"\s+", " ", text)
+        assert "(a notebook's kernel, pytest)" in text or "(el kernel de un notebook, pytest)" in text
