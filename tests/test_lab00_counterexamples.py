@@ -626,3 +626,17 @@ def test_outside_torch_only_the_innermost_frames_are_the_callers_code():
     for text in (page("en"), page("es")):
         text = re.sub(r"\s+", " ", text)
         assert "(a notebook's kernel, pytest)" in text or "(el kernel de un notebook, pytest)" in text
+
+
+def test_the_sentences_under_the_vmap_timing_hold_when_a_busy_machine_slows_the_loops_smallest_batch():
+    """A busy run whose loop was slowest at batch 8: neither the generated sentence nor the page's after the table
+    says that the loop's time grows with the batch."""
+    from snippets.lab00.timing_sentence import read_timing
+
+    busy = [(8, 8000.0, 40.0), (64, 450.0, 37.0), (512, 3600.0, 43.0)]
+    for language in ("en", "es"):
+        sentence = localize(read_timing(busy), language).splitlines()[-1]
+        assert "grew" not in sentence and "creci" not in sentence
+        after = page(language).split("rows = time_loop_and_vmap()", 1)[1].split("###", 1)[0]
+        assert "grows" not in after and "crece" not in after
+        assert "run the block again" in after or "vuelve a ejecutar el bloque" in after
