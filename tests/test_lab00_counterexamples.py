@@ -593,3 +593,50 @@ def test_the_benchmark_reading_says_growth_only_when_every_larger_batch_was_slow
             assert f"{values[2] / values[0]:.1f}".replace(".", ",") + " veces del lote 2 al 256" in es
     busy = localize(read_medians({2: 7991.4e-6, 64: 28.9e-6, 256: 97.7e-6}), "en")
     assert busy.startswith("The median did not grow at every larger batch here")
+
+
+# ---------------------------------------------------------------- a fifth read: exercise 3's one per-sample line
+
+
+def test_under_vmap_add_with_an_operand_0_dim_per_sample_logs_one_select_of_sample_0():
+    """Exercise 3's log has one `select.int(f32[5], 0, 0)`: `add` with an operand 0-dim per sample makes it, then adds
+    on the whole batch; with shape [1] per sample, no select."""
+    from snippets.lab00 import exercises
+
+    batch, per_sample = torch.randn(5, 4), torch.randn(5)
+    column = per_sample[:, None]
+    names = logged(lambda: torch.vmap(lambda t, s: t + s)(batch, per_sample))
+    assert names == ["aten::select.int", "aten::view", "aten::add.Tensor"]
+    assert logged(lambda: torch.vmap(lambda t, s: t + s)(batch, column)) == ["aten::add.Tensor"]
+    _, _, calls = quiet(exercises.exercise_3_vmap_under_a_mode)
+    assert [c.args for c in calls if c.op == "aten::select.int"] == [("f32[5]", "0", "0")]
+    for text, words in ((page("en"), "`select.int(f32[5], 0, 0)`. `add`'s rule"),
+                        (page("es"), "`select.int(f32[5], 0, 0)`. La regla de `add`")):
+        assert words in re.sub(r"\s+", " ", text)
+
+
+def test_outside_torch_only_the_innermost_frames_are_the_callers_code():
+    """'Outside torch's own files, the innermost frames are your code; the outer ones can be your runner's': under
+    pytest the frames outside torch include pytest's own; the innermost is the lab's training_step."""
+    with drill.FirstCaller("aten::addmm") as mode:
+        drill.training_step(*running_example())
+    outside = [f for f in mode.stack if "/torch/" not in f.filename.replace("\\", "/")]
+    assert any("/_pytest/" in f.filename or "/pluggy/" in f.filename for f in outside)
+    assert outside[-1].name == "training_step" and outside[-1].line == "F.linear(x, W, b).sum().backward()"
+    for text in (page("en"), page("es")):
+        text = re.sub(r"\s+", " ", text)
+        assert "(a notebook's kernel, pytest)" in text or "(el kernel de un notebook, pytest)" in text
+
+
+def test_the_sentences_under_the_vmap_timing_hold_when_a_busy_machine_slows_the_loops_smallest_batch():
+    """A busy run whose loop was slowest at batch 8: neither the generated sentence nor the page's after the table
+    says that the loop's time grows with the batch."""
+    from snippets.lab00.timing_sentence import read_timing
+
+    busy = [(8, 8000.0, 40.0), (64, 450.0, 37.0), (512, 3600.0, 43.0)]
+    for language in ("en", "es"):
+        sentence = localize(read_timing(busy), language).splitlines()[-1]
+        assert "grew" not in sentence and "creci" not in sentence
+        after = page(language).split("rows = time_loop_and_vmap()", 1)[1].split("###", 1)[0]
+        assert "grows" not in after and "crece" not in after
+        assert "run the block again" in after or "vuelve a ejecutar el bloque" in after
