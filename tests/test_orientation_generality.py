@@ -1470,21 +1470,25 @@ def _page_says(said: dict[str, tuple[str, ...]]) -> None:
 
 
 def test_metadata_operators_called_from_python_skip_the_dispatcher():
-    """Theory 00's table lookup: aten::numel, aten::size.int and aten::dim are operators, yet called from Python
-    they reach no dispatch key (their bindings are written by hand); through torch.ops, numel dispatches."""
-    x = torch.randn(2, 3, requires_grad=True)
+    """Theory 00's table lookup: aten::numel, aten::size.int, aten::dim and aten::requires_grad_ (which sets a flag,
+    not only reads one) are operators, yet called from Python they reach no dispatch key (their bindings are
+    written by hand); through torch.ops, numel dispatches."""
+    x, frozen = torch.randn(2, 3, requires_grad=True), torch.randn(2, 3)
     for name, call in (("aten::numel", lambda: torch.numel(x)), ("aten::size.int", lambda: x.size(0)),
-                       ("aten::dim", lambda: x.dim())):
+                       ("aten::dim", lambda: x.dim()), ("aten::requires_grad_", lambda: frozen.requires_grad_())):
         assert torch._C._dispatch_has_kernel(name)
         with recording_dispatch() as steps, OpLog() as log:
             call()
         assert steps == [] and log.names == [], name
+    assert frozen.requires_grad
     with recording_dispatch() as steps:
         torch.ops.aten.numel.default(x)
     assert [s.op for s in steps][:1] == ["aten.numel.default"]
-    _page_says({"en": ("(`torch.numel(x)`, `x.size(0)`, `x.dim()`) skip the dispatcher when you call them from Python",
+    _page_says({"en": ("that only read or set a tensor's metadata (`torch.numel(x)`, `x.size(0)`, "
+                       "`x.requires_grad_()`) skip the dispatcher when you call them from Python",
                        "a table lookup at the highest-priority key whose entry is not a fallthrough"),
-                "es": ("(`torch.numel(x)`, `x.size(0)`, `x.dim()`) se saltan el dispatcher cuando los llamas desde",
+                "es": ("que solo leen o cambian los metadatos de un tensor (`torch.numel(x)`, `x.size(0)`, "
+                       "`x.requires_grad_()`) se saltan el dispatcher cuando los llamas desde",
                        "en la clave de mayor prioridad cuya entrada no es un fallthrough")})
 
 
@@ -1542,26 +1546,28 @@ def test_compiled_alone_the_head_generates_no_kernel_only_an_extern_addmm():
 def test_the_compiled_heads_backward_generates_the_sum_that_makes_bs_gradient():
     """Theory 00's compile item: with the running example's inputs, which require grad, the forward still calls
     extern_kernels.addmm alone, while the backward's two products go to extern_kernels.mm and the sum over the
-    batch that makes b's gradient gets a generated C++ kernel."""
+    batch that makes b's gradient gets a generated C++ kernel. With a frozen b (x and W requiring grad), the
+    backward is the two products and generates nothing."""
     from torch._inductor.utils import run_and_get_code
 
     from hood.capture.compile import inductor_output
 
-    x, W, b = running_example()
-
-    def forward_and_backward():
-        torch.compile(F.linear)(x, W, b).sum().backward()
-
-    torch._dynamo.reset()
-    try:
-        _, codes = run_and_get_code(forward_and_backward)
-    finally:
+    def compiled_codes(x, W, b):
         torch._dynamo.reset()
-    forward, backward = (inductor_output(code) for code in codes)
+        try:
+            return [inductor_output(code) for code in
+                    run_and_get_code(lambda: torch.compile(F.linear)(x, W, b).sum().backward())[1]]
+        finally:
+            torch._dynamo.reset()
+
+    x, W, b = running_example()
+    forward, backward = compiled_codes(x, W, b)
     assert (forward.extern_calls, forward.kernels) == (["extern_kernels.addmm"], {})
     assert backward.extern_calls == ["extern_kernels.mm"] * 2 and sorted(backward.kernels) == ["cpp_fused_sum_0"]
-    _page_says({"en": ("its backward, when an input requires grad, generates one, the sum that makes `b`'s gradient.",),
-                "es": ("su backward, cuando alguna entrada requiere gradiente, genera uno, la suma que da el "
+    _, frozen_bias = compiled_codes(x, W, b.detach())
+    assert (frozen_bias.extern_calls, frozen_bias.kernels) == (["extern_kernels.mm"] * 2, {})
+    _page_says({"en": ("its backward, when `b` requires grad, generates one, the sum that makes `b`'s gradient.",),
+                "es": ("su backward, cuando `b` requiere gradiente, genera uno, la suma que da el "
                        "gradiente de `b`.",)})
 
 
