@@ -640,3 +640,29 @@ def test_the_sentences_under_the_vmap_timing_hold_when_a_busy_machine_slows_the_
         after = page(language).split("rows = time_loop_and_vmap()", 1)[1].split("###", 1)[0]
         assert "grows" not in after and "crece" not in after
         assert "run the block again" in after or "vuelve a ejecutar el bloque" in after
+
+
+# ---------------------------------------------------------------- a sixth read: the profiler's stack
+
+
+def test_a_verbose_experimental_config_fills_the_stack_with_the_parent_events_names():
+    """'with_stack=True alone leaves the stack empty; experimental_config=_ExperimentalConfig(verbose=True) fills
+    `stack` with those same names': the function and the line of its `def`, not the line that made the call."""
+    from torch.profiler import ProfilerActivity, _ExperimentalConfig, profile
+
+    x, W, b = running_example(parts.SEED)
+    with profile(activities=[ProfilerActivity.CPU], with_stack=True,
+                 experimental_config=_ExperimentalConfig(verbose=True)) as prof:
+        drill.training_step(x, W, b)
+    addmm = next(e for e in prof.events() if e.name == "aten::addmm")
+    parents, event = set(), addmm.cpu_parent
+    while event is not None:
+        parents.add(event.name)
+        event = event.cpu_parent
+    line = drill.training_step.__code__.co_firstlineno
+    assert addmm.stack and set(addmm.stack) <= parents
+    assert any(frame.endswith(f"drill.py({line}): training_step") for frame in addmm.stack)
+    for text in (page("en"), page("es")):
+        text = re.sub(r"\s+", " ", text)
+        assert "`with_stack=True` alone leaves" in text or "`with_stack=True` por sí solo deja" in text
+        assert "`experimental_config=_ExperimentalConfig(verbose=True)`" in text
