@@ -1715,3 +1715,25 @@ def test_a_changed_english_page_leaves_its_spanish_page_stale_until_make_transla
     assert not Kind.TRANSLATION_STALE.blocks_bless
     assert "make translated PAGE=p.md" in state.report.render()
     assert "run `make translated PAGE=<section>/<page>.md` (a check build fails while a Spanish page" in _readme()
+
+
+def test_the_constraints_fix_torchs_needs_not_the_notebook_runners():
+    """README, two commands: `.venv` holds the `test` extra, not the `reader` one, and `constraints.txt` is written
+    from it, so the notebooks' virtualenv gets ipykernel's needs (IPython, jupyter_client) unconstrained."""
+    import importlib.util
+    import inspect
+
+    from tools import constraints, notebooks
+
+    reader = [constraints.name(p) for p in constraints.project()["optional-dependencies"]["reader"]]
+    assert {"ipykernel", "nbclient", "nbformat"} <= set(reader)
+    assert set(reader) <= {constraints.name(p) for p in notebooks.reader_pins()}
+    assert all(importlib.util.find_spec(module) is None for module in ("ipykernel", "IPython", "jupyter_client"))
+    assert "[test]" in inspect.getsource(constraints.main)
+    assert "-e '.[test]'" in (ROOT / "Makefile").read_text(encoding="utf-8")
+    written = {constraints.name(line) for line in constraints.CONSTRAINTS.read_text(encoding="utf-8").splitlines()
+               if line and not line.startswith("#")}
+    assert not written & {"ipython", "jupyter-client", "tornado", "pyzmq", "traitlets"}
+    assert "setuptools" in written and "sympy" in written
+    assert "The downloads' notebooks run with the same constraints, which fix torch's needs but not" in _readme()
+    assert "(its `test` extra, not its `reader` extra)" in _readme()
