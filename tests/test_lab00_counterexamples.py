@@ -666,3 +666,24 @@ def test_a_verbose_experimental_config_fills_the_stack_with_the_parent_events_na
         text = re.sub(r"\s+", " ", text)
         assert "`with_stack=True` alone leaves" in text or "`with_stack=True` por sí solo deja" in text
         assert "`experimental_config=_ExperimentalConfig(verbose=True)`" in text
+
+
+# ---------------------------------------------------------------- a seventh read: the calls a kernel makes inside
+
+
+def test_a_mode_logs_the_calls_that_reach_it_not_those_a_kernel_makes_inside():
+    """'A mode logs the calls that reach it, not those a kernel makes inside: `t` calls `transpose`, which the
+    profiler records and the mode does not' (so the objective and Part C's title no longer say every operator)."""
+    from torch.profiler import profile
+
+    x, W, b = running_example(parts.SEED)
+    with logging_mode.LoggingMode() as mode, profile() as prof:
+        F.linear(x, W, b)
+    assert mode.names == ["aten::t", "aten::addmm"]
+    inside = {(e.name, e.cpu_parent.name) for e in prof.events() if e.cpu_parent is not None}
+    assert ("aten::transpose", "aten::t") in inside and ("aten::expand", "aten::addmm") in inside
+    for text in (page("en"), page("es")):
+        text = re.sub(r"\s+", " ", text)
+        assert "every decision" not in text and "cada decisión" not in text
+        assert "Log every operator" not in text and "Un log de cada operador" not in text
+        assert "`t` calls `transpose`" in text or "`t` llama a `transpose`" in text
