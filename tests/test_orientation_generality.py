@@ -1,8 +1,8 @@
 """Theory 00's general sentences, narrowed where a counterexample broke them: the fallthrough mask, what the build
 compares, what the CUDA wheels change, DDP's first bucket, which pages use the running example, which pages have a
 lab, fused attention as a native operator, non-differentiable operations, AddmmBackward0 outside eager mode, a
-non-contiguous 3-D batch, a check build under another torch, linear on an Apple GPU, and a tiny compiled matrix
-product that gets a kernel."""
+non-contiguous 3-D batch, linear without a bias, a check build under another torch, linear on an Apple GPU, and a
+tiny compiled matrix product that gets a kernel."""
 
 from __future__ import annotations
 
@@ -1255,6 +1255,20 @@ def test_linear_on_a_non_contiguous_3d_batch_records_add_not_a_view_of_addmm():
     for language, sentence in said.items():
         assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
 
+
+
+def test_linear_without_a_bias_calls_matmul_which_runs_mm():
+    """Theory 00's no-bias prediction: linear has no mm branch of its own; it dispatches aten::matmul, and matmul
+    runs aten::mm on two 2-D tensors, so the node is MmBackward0."""
+    x, W, _ = running_example()
+    with recording_dispatch() as steps:
+        y = F.linear(x, W)
+    ops = [s.op for s in steps]
+    assert "aten.matmul.default" in ops and ops.index("aten.matmul.default") < ops.index("aten.mm.default")
+    assert "aten.addmm.default" not in ops and type(y.grad_fn).__name__ == "MmBackward0"
+    _page_says({"en": ("so `linear` calls `matmul` on `x` and `W`'s transpose, which runs `mm` for two 2-D tensors",),
+                "es": ("así que `linear` llama a `matmul` con `x` y la transpuesta de `W`, y con dos tensores de dos "
+                       "dimensiones `matmul` ejecuta `mm`",)})
 
 TIMED_PAGE = ('# Home\n\n```python exec="on" id="same"\nprint(1)\n```\n\nRead.\n\n'
               '```python exec="on" id="timing" trace="off"\nimport time\nprint(time.time())\n```\n')
