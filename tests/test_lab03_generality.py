@@ -43,6 +43,11 @@ def pragmas(out):
 
 
 
+def _page(language: str) -> str:
+    """Lab 03's Markdown source in `language`."""
+    return (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text()
+
+
 def test_part_a_needs_a_cpp_compiler_and_the_box_says_so():
     """'You need': without a working C++ compiler, Part A's compile of the head fails."""
     from torch._inductor.exc import InductorError
@@ -52,7 +57,7 @@ def test_part_a_needs_a_cpp_compiler_and_the_box_says_so():
     torch._dynamo.reset()
     for language, needs in (("en", "Linux machine with AVX2 that can compile C++"),
                             ("es", "Linux x86-64 con AVX2 que pueda compilar C++")):
-        assert needs in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+        assert needs in _page(language), language
 
 
 def test_without_256_bit_vectors_the_kernel_is_scalar_and_six_claims_fail(monkeypatch):
@@ -72,7 +77,7 @@ def test_without_256_bit_vectors_the_kernel_is_scalar_and_six_claims_fail(monkey
                             ("es", "como una x86-64 sin AVX2 o una Arm\n    con vectores de solo 128 bits, genera "
                                    "bucles escalares sin más, y fallan seis de las ocho afirmaciones de "
                                    "la\n    parte D")):
-        assert needs in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+        assert needs in _page(language), language
 
 @pytest.mark.parametrize("batch, threads, cpus, expected", [
     (2, 1, 2, []),  # one thread: no OpenMP region
@@ -210,7 +215,7 @@ def test_acceptance_a_check_fails_when_every_line_it_matches_is_broken_not_one_k
     for language, says in (("en", "One edited line is not always enough: the max check of claim 1 matches two lines"),
                            ("es", "No siempre basta con cambiar una línea: la\n  comprobación del máximo de la "
                                   "afirmación 1 la cumplen dos líneas")):
-        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+        assert says in _page(language), language
 
 
 def test_acceptance_finds_a_failed_claim_in_every_language_the_mark_is_written_in(monkeypatch, capsys):
@@ -277,7 +282,7 @@ def test_part_d_notebook_checks_compare_the_claims_word_for_word(monkeypatch, ca
                                   "holds"),
                            ("es", "una anotación escrita por ti sale `incorrecto` aunque se cumplan\ntodas sus "
                                   "comprobaciones")):
-        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+        assert says in _page(language), language
 
 
 def test_part_f_the_notebook_finds_a_paragraph_only_under_its_english_key(monkeypatch, capsys):
@@ -300,7 +305,7 @@ def test_part_f_the_notebook_finds_a_paragraph_only_under_its_english_key(monkey
                                   'and `"MiniGPT"`, written in English whatever your language'),
                            ("es", 'con las claves `"DDP"`, `"FSDP2"`, `"Tensor parallel"`, `"Pipeline parallel"` y '
                                   '`"MiniGPT"`,\nescritas en inglés aunque trabajes en español')):
-        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+        assert says in _page(language), language
 
 
 def test_acceptance_counts_only_the_sections_of_distributed_md_that_hold_a_paragraph(monkeypatch, capsys):
@@ -323,7 +328,7 @@ def test_acceptance_counts_only_the_sections_of_distributed_md_that_hold_a_parag
             assert capsys.readouterr().out.splitlines()[-1] == f"{label} {counted}", (language, written)
     for language, says in (("en", "the last block prints `sections of DISTRIBUTED.md with your paragraph: 5`"),
                            ("es", "el último bloque imprime `secciones de DISTRIBUTED.md con tu párrafo: 5`")):
-        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+        assert says in _page(language), language
 
 
 def test_an_annotation_with_no_claims_passes_both_printed_lines_of_the_acceptance(monkeypatch):
@@ -344,7 +349,7 @@ def test_an_annotation_with_no_claims_passes_both_printed_lines_of_the_acceptanc
                            ("es", "tu anotación hace una afirmación sobre cada punto que enumera la tarea de la "
                                   "parte D (una anotación sin ninguna\n  afirmación también dice `todas las "
                                   "comprobaciones se cumplen: **True**`)")):
-        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+        assert says in _page(language), language
 
 
 def test_attention_the_notebook_check_refuses_a_block_written_with_another_mask(monkeypatch, capsys):
@@ -361,7 +366,7 @@ def test_attention_the_notebook_check_refuses_a_block_written_with_another_mask(
                                   "there."),
                            ("es", "Un bloque igual de correcto con una máscara `triu`, o que divide\nentre 4, sale "
                                   "`incorrecto` ahí.")):
-        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+        assert says in _page(language), language
 
 
 def test_parts_a_and_e_later_checks_read_what_the_functions_return(monkeypatch, capsys):
@@ -385,7 +390,7 @@ def test_parts_a_and_e_later_checks_read_what_the_functions_return(monkeypatch, 
                                    "Return one `Timing(batch, eager_us, compiled_us)`")),
                            ("es", ("Devuelve el\ncódigo generado como un `InductorOutput`",
                                    "Devuelve\nun `Timing(batch, eager_us, compiled_us)`"))):
-        page = (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text()
+        page = _page(language)
         assert all(text in page for text in says), language
 
 
@@ -421,4 +426,4 @@ def test_the_graphs_check_reads_the_dicts_keys_and_readables_text(monkeypatch, c
         linecache.cache.pop(block, None)
     for language, says in (("en", 'dict under `"dynamo"`, `"joint"`, `"forward"` and `"backward"`'),
                            ("es", 'dict con las claves `"dynamo"`, `"joint"`, `"forward"` y `"backward"`')):
-        assert says in (ROOT / "docs" / language / "labs" / "03-compile-and-survey.md").read_text(), language
+        assert says in _page(language), language

@@ -586,6 +586,17 @@ def test_a_lenient_build_still_fails_under_the_strict_make_build(tmp_path):
 README = ROOT / "README.md"
 
 
+def _served_page(tmp_path):
+    """A page's source and its built output in `tmp_path`, the source older than the output."""
+    source, output = tmp_path / "docs" / "p.md", tmp_path / "site" / "p" / "index.html"
+    source.parent.mkdir()
+    output.parent.mkdir(parents=True)
+    source.write_text("# P\n", encoding="utf-8")
+    output.write_text("<html></html>\n", encoding="utf-8")
+    os.utime(source, (1, 1))
+    return source, output
+
+
 def _readme() -> str:
     """The README with its lines joined, so that a sentence reads the same wherever it wraps."""
     return " ".join(README.read_text(encoding="utf-8").split())
@@ -1143,12 +1154,7 @@ def test_make_serve_sees_no_template_edit_and_renders_no_unchanged_page_after_a_
     assert "--dirty" in args and "--watch-theme" not in args
     assert not [arg for arg in args if "overrides" in arg]
     assert "[_root(config) / glossary.GLOSSARY_FILE]" in inspect.getsource(mkdocs_plugin.HoodPlugin.on_files)
-    source, output = tmp_path / "docs" / "p.md", tmp_path / "site" / "p" / "index.html"
-    source.parent.mkdir()
-    output.parent.mkdir(parents=True)
-    source.write_text("# P\n", encoding="utf-8")
-    output.write_text("<html></html>\n", encoding="utf-8")
-    os.utime(source, (1, 1))
+    source, output = _served_page(tmp_path)
     for edited in (tmp_path / "mkdocs.yml", tmp_path / "overrides" / "theme" / "main.html"):
         edited.parent.mkdir(parents=True, exist_ok=True)
         edited.write_text("edited\n", encoding="utf-8")
@@ -1461,12 +1467,7 @@ def test_serve_watches_no_traces_so_a_bless_or_lens_note_shows_after_a_restart(t
     from tools import serve
 
     assert not [arg for arg in serve.mkdocs_args(ROOT, "127.0.0.1:8000") if "traces" in arg]
-    source, output = tmp_path / "docs" / "p.md", tmp_path / "site" / "p" / "index.html"
-    source.parent.mkdir()
-    output.parent.mkdir(parents=True)
-    source.write_text("# P\n", encoding="utf-8")
-    output.write_text("<html></html>\n", encoding="utf-8")
-    os.utime(source, (1, 1))
+    source, output = _served_page(tmp_path)
     notes = tmp_path / "traces" / "lens" / "notes-2.14.1.yml"
     notes.parent.mkdir(parents=True)
     notes.write_text("edited\n", encoding="utf-8")
