@@ -64,7 +64,7 @@ def unpinned(frozen: list[str]) -> list[str]:
 def main() -> int:
     """Install the pins with no constraints, then write `constraints.txt` from the virtualenv."""
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e",
-                    f"{ROOT}[test]"], check=True)
+                    f"{ROOT}[test,reader]"], check=True)
     write(unpinned(freeze()))
     return 0
 
