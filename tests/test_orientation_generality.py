@@ -1,8 +1,8 @@
 """Theory 00's general sentences, narrowed where a counterexample broke them: the fallthrough mask, what the build
 compares, what the CUDA wheels change, DDP's first bucket, which pages use the running example, which pages have a
 lab, fused attention as a native operator, non-differentiable operations, AddmmBackward0 outside eager mode, a
-non-contiguous 3-D batch, linear without a bias, a check build under another torch, linear on an Apple GPU, and a
-tiny compiled matrix product that gets a kernel."""
+non-contiguous 3-D batch, linear without a bias, a check build under another torch, what serving shows under it,
+linear on an Apple GPU, and a tiny compiled matrix product that gets a kernel."""
 
 from __future__ import annotations
 
@@ -1302,6 +1302,32 @@ def test_a_check_build_under_another_torch_fails_even_if_only_a_timing_changed(t
             "es": "así que una construcción con otro torch falla ya por eso, aunque únicamente haya cambiado"}
     for language, sentence in said.items():
         assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
+
+
+def test_serving_under_another_torch_boxes_only_a_traced_blocks_difference_and_logs_the_torch(tmp_path):
+    """Theory 00's check-yourself answer: a lenient build (as `make serve` is) fails on nothing; a timing's change
+    and the torch change get no box, the torch change a line in the log; a traced block's drift gets a box."""
+    from hood.engine.settings import Settings
+    from hood.engine.traces import render_trace
+    from tests.sitekit import build, mini_project
+
+    serving = Settings.from_options(tmp_path, serving=True)
+    assert not serving.check and not serving.bless
+    seen = []
+    for traced in ("1\n", "0\n"):
+        project = mini_project(tmp_path / traced.strip(), TIMED_PAGE)
+        (project / "traces" / "index").mkdir(parents=True)
+        (project / "traces" / "index" / "same.txt").write_text(render_trace("index.md", "same", traced),
+                                                                encoding="utf-8")
+        (project / "traces" / "TORCH.txt").write_text("2.12.1+cpu\n", encoding="utf-8")
+        result = build(project, mode="lenient")
+        seen.append((result.returncode, "hood-drift" in result.page("index.html"),
+                     "torch version: the traces were blessed with torch 2.12.1+cpu" in result.output))
+    assert seen == [(0, False, True), (0, True, True)]
+    _page_says({"en": ("`make serve` fails on none of it: it shows a traced block's difference in a box, and the "
+                       "torch change only in its log.",),
+                "es": ("`make serve` no falla por nada de esto: muestra en un recuadro la diferencia de un bloque con "
+                       "traza, y el cambio de torch solo en su log.",)})
 
 
 def test_linear_records_addmm_on_cpu_but_linear_backward_where_mps_has_its_own_kernel():
