@@ -1778,3 +1778,23 @@ def test_the_constraints_fix_torchs_needs_not_the_notebook_runners():
     assert "setuptools" in written and "sympy" in written
     assert "The downloads' notebooks run with the same constraints, which fix torch's needs but not" in _readme()
     assert "(its `test` extra, not its `reader` extra)" in _readme()
+
+
+def test_make_lens_sets_up_venv_first_and_installs_the_other_torch_elsewhere(monkeypatch, tmp_path):
+    """README, upgrading torch: `make lens` depends on the setup stamp, so it may create `.venv` (with the pinned
+    torch); the release it records goes into a virtualenv of its own under `.cache/lens/`."""
+    import subprocess
+
+    from tools import lens
+
+    assert re.search(r"^lens: \$\(STAMP\)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.MULTILINE)
+    runs = []
+    (tmp_path / "pyproject.toml").write_bytes((ROOT / "pyproject.toml").read_bytes())
+    monkeypatch.setattr(lens, "ROOT", tmp_path)
+    monkeypatch.setattr(subprocess, "run", lambda args, **kwargs: runs.append([str(a) for a in args]))
+    python = lens.lens_python("2.14.1")
+    assert python == tmp_path / ".cache" / "lens" / "venv-2.14.1" / "bin" / "python"
+    installs = [args for args in runs if "install" in args]
+    assert installs and all(args[0] == str(python) for args in installs)
+    assert "torch==2.14.1" in installs[0] and not [a for a in installs[0] if a.startswith("torch==2.13")]
+    assert "(under `.cache/lens/`; `.venv` keeps the pinned torch;" in _readme()

@@ -31,6 +31,7 @@ from pathlib import PurePosixPath
 from hood import interface
 from hood.capture.common import localize
 from hood.engine.blocks import expand_includes
+from hood.engine.fingerprint import PROJECT_PACKAGES
 from hood.engine.markdown_source import fence_at, without_front_matter
 
 _ADMONITION = re.compile(r'^(?P<marker>!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*$')
@@ -483,6 +484,18 @@ def download_names(page: str, language: str) -> dict[str, str]:
     return {"notebook": f"{stem}.ipynb", "script": f"{stem}.py"}
 
 
+def imports_project(code: str) -> bool:
+    """Whether `code` imports `hood` or `snippets` anywhere (`import torch, hood` and `x; import hood` included)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return bool(re.search(r"^\s*(from|import)\s+(hood|snippets)\b", code, re.MULTILINE))
+    names = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    names += [node.module for node in ast.walk(tree)
+              if isinstance(node, ast.ImportFrom) and node.module and not node.level]
+    return any(name.split(".")[0] in PROJECT_PACKAGES for name in names)
+
+
 def page_downloads(page: str, text: str, *, language: str, snippets_config: dict, pins: Pins, torch_version: str,
                    normaliser: str, expected: Callable[[str], str | None]) -> list[Download]:
     """Every file a page offers (see `download_names`); none for a page without executed blocks.
@@ -496,7 +509,7 @@ def page_downloads(page: str, text: str, *, language: str, snippets_config: dict
         return []
     where = f"page {page} ({language})"
     for item in items:
-        if isinstance(item, Code) and re.search(r"^\s*(from|import)\s+(hood|snippets)\b", item.code, re.MULTILINE):
+        if isinstance(item, Code) and imports_project(item.code):
             raise DownloadError(f"{where}, block {item.id!r}: it imports the project's own package, which a "
                                 "download does not have; include what it needs with `--8<--` instead")
     needs = page_needs(items, where)
