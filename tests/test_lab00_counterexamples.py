@@ -735,3 +735,25 @@ def test_a_modules_backward_hook_sees_the_backward():
                         (page("es"), "los hooks de forward de un módulo (`register_forward_hook`)")):
         text = re.sub(r"\s+", " ", text)
         assert words in text and "module hooks (`register" not in text and "hooks de módulo (" not in text
+
+EXERCISE_4 = """
+def exercise_4_in_dims_out_dims():
+    x, w = torch.randn(3, 5), torch.randn(3)
+    out = torch.vmap(lambda sample, weight: {op}, in_dims=(1, None), out_dims=1)(x, w)
+    print(f"x {{tuple(x.shape)}}, w {{tuple(w.shape)}} -> out {{tuple(out.shape)}}")
+    print("same as {ref}:", torch.equal(out, {ref}))
+    return out
+"""
+
+
+def test_exercise_4_states_the_product_its_check_compares_with():
+    """Exercise 4's check prints the comparison with `x * w[:, None]`: another element-wise use of the shared weight
+    (an addition, compared with its own reference) is refused, so the task names the product; `torch.mul` passes."""
+    right = EXERCISE_4.format(op="torch.mul(sample, weight)", ref="x * w[:, None]")
+    other = EXERCISE_4.format(op="sample + weight", ref="x + w[:, None]")
+    assert quiet(notebook_verdict, "en", "exercise-4", right) == "exercise-4: right"
+    assert quiet(notebook_verdict, "en", "exercise-4", other).startswith("exercise-4: wrong")
+    en, es = (" ".join(page(language).split()) for language in ("en", "es"))
+    assert "multiply each sample element-wise by a weight `w` (3,)" in en and "compare it with `x * w[:, None]`" in en
+    assert "multiplica cada muestra elemento a elemento por un peso `w` (3,)" in es
+    assert "compárala con `x * w[:, None]`" in es

@@ -8,8 +8,9 @@ download prints what the page shows.
 A lab comes as two notebooks. The solutions notebook is the page. The learner's notebook leaves out what a
 `??? success` box says and replaces each block there by an answer cell (stubs of the functions and classes the
 block defines, or of those its `answer="f,g"` option names; `answer="none"` for a demonstration, given whole) and
-a check cell, which runs the rest of the block (the calls) and compares what it prints with the block's trace:
-right, wrong with a diff, or not done yet (also when it differs while an earlier answer is still a stub). Later
+a check cell, which runs the rest of the block (the calls) and compares what it prints with the block's trace
+(runs of spaces inside a line count as one, so an aligned column's width does not matter): right, wrong with a
+diff, or not done yet (also when it differs while an earlier answer is still a stub). Later
 blocks of the lab go through the same check, since they may call the learner's answers.
 
 A block with the option `predict="NAME"` (a self-check question) is preceded by a cell `NAME_prediction = None`
@@ -212,6 +213,7 @@ import contextlib
 import difflib
 import inspect
 import io
+import re
 
 {normaliser.strip()}
 
@@ -220,6 +222,11 @@ def unanswered():
     """The functions of this notebook still as their answer cells left them (a docstring and a raise)."""
     return sorted(name for name, value in globals().items() if inspect.isfunction(value)
                   and value.__code__.co_names == ("NotImplementedError",))
+
+
+def spaced(text):
+    """`text` with each run of spaces inside a line as one space: the width of a column is not part of an answer."""
+    return re.sub(r"(?<=\\S)[ \\t]+", " ", text)
 
 
 def check_answer(block, code, expected=None):
@@ -244,7 +251,7 @@ def check_answer(block, code, expected=None):
         print(f"{{block}}: {words["timing"]}")
         return
     mine, real = normalise_text(printed.getvalue()).strip(), expected.strip()
-    if mine == real:
+    if spaced(mine) == spaced(real):
         print(f"{{block}}: {words["right"]}")
     elif unanswered():
         print(f"{{block}}: " + {words["needs"]!r}.format(name=", ".join(unanswered())))
