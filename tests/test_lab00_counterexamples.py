@@ -757,3 +757,22 @@ def test_exercise_4_states_the_product_its_check_compares_with():
     assert "multiply each sample element-wise by a weight `w` (3,)" in en and "compare it with `x * w[:, None]`" in en
     assert "multiplica cada muestra elemento a elemento por un peso `w` (3,)" in es
     assert "compárala con `x * w[:, None]`" in es
+
+
+# ---------------------------------------------------------------- a ninth read: the default backend kernel
+
+
+def test_the_nonfunctional_alias_leaves_nested_tensor_keys_without_a_kernel():
+    """'fills the `CUDA` slot in this table and the slots of some other backends': not every backend without a kernel
+    of its own, as the page once said; `mm` has no row for a nested tensor on the CPU, and the call raises."""
+    table = torch._C._dispatch_dump_table("aten::mm")
+    rows = {line.split(":")[0]: line for line in table.splitlines()}
+    assert "default backend kernel" in rows["CUDA"] and "NestedTensorCPU" not in rows
+    nested = torch.nested.nested_tensor([torch.randn(2, 3), torch.randn(4, 3)])
+    assert "NestedTensorCPU" in keys(nested)
+    with pytest.raises(NotImplementedError, match="NestedTensorCPU"):
+        torch.mm(nested, nested)
+    for text, words, gone in ((page("en"), "fills the `CUDA` slot in this table", "every backend but XLA"),
+                              (page("es"), "en esta tabla ocupa la casilla `CUDA`", "todos menos XLA")):
+        text = re.sub(r"\s+", " ", text)
+        assert words in text and gone not in text
