@@ -1798,3 +1798,62 @@ def test_make_lens_sets_up_venv_first_and_installs_the_other_torch_elsewhere(mon
     assert installs and all(args[0] == str(python) for args in installs)
     assert "torch==2.14.1" in installs[0] and not [a for a in installs[0] if a.startswith("torch==2.13")]
     assert "(under `.cache/lens/`; `.venv` keeps the pinned torch;" in _readme()
+
+
+def _body_and_head(path: Path) -> tuple[str, str]:
+    """A module's text above its body markers, and its body (the whole text for a module without markers)."""
+    text = path.read_text(encoding="utf-8")
+    if "# --8<-- [start:body]" not in text:
+        return "", text
+    head, rest = text.split("# --8<-- [start:body]", 1)
+    return head, rest.split("# --8<-- [end:body]", 1)[0]
+
+
+def test_a_page_includes_the_snippet_modules_an_included_snippet_imports_though_not_always_first():
+    """README, snippets: every snippet module that an included snippet imports above its markers is included on
+    the page too; not always first: theory 02 includes `autograd/diagrams.py:body` before `autograd/mlp.py:body`,
+    which it imports (its call comes after both)."""
+    import ast
+
+    from tools.pages import fences, included, page_lines
+
+    missing, later = [], []
+    for page in sorted((ROOT / "docs" / "en").rglob("*.md")):
+        name = str(page.relative_to(ROOT / "docs" / "en"))
+        targets = [t.split(":")[0] for f in fences(page_lines("en", name)) for t in included(f)]
+        for at, target in enumerate(targets):
+            path = ROOT / "snippets" / target
+            if not path.is_file() or not path.suffix == ".py":
+                continue
+            head, _ = _body_and_head(path)
+            for node in ast.parse(head).body:
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("snippets."):
+                    module = node.module.removeprefix("snippets.").replace(".", "/") + ".py"
+                    if module not in targets:
+                        missing.append((name, target, module))
+                    elif module not in targets[:at]:
+                        later.append((name, target, module))
+    assert missing == []
+    assert ("theory/02-autograd-and-custom-ops.md", "autograd/diagrams.py", "autograd/mlp.py") in later
+    assert "the page includes those modules too, before a block uses them." in _readme()
+
+
+def test_a_capture_body_needs_only_torch_and_the_standard_library():
+    """README, capture: a capture module's body imports torch and the standard library, but for one optional
+    import: `figure.py` displays a drawing with IPython when a notebook has it, and writes a file without it."""
+    import ast
+
+    optional, required = set(), set()
+    for path in sorted((ROOT / "src" / "hood" / "capture").glob("*.py")):
+        tree = ast.parse(_body_and_head(path)[1])
+        guarded = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.Try)
+                   and any(ast.unparse(h.type or ast.Name("")) in {"ImportError", "ModuleNotFoundError"}
+                           for h in node.handlers)
+                   for statement in node.body for inner in ast.walk(statement)}
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            for top in {n.split(".")[0] for n in names} - set(sys.stdlib_module_names) - {"torch"}:
+                (optional if id(node) in guarded else required).add((path.name, top))
+    assert required == set() and optional == {("figure.py", "IPython")}
+    assert "A capture module's body needs only torch and the standard library (no `from __future__`)" in _readme()
