@@ -65,7 +65,8 @@ audit: $(STAMP)
 	$(BIN)/python -m tools.audit --report audit-report.txt
 
 # Rehearse a torch upgrade: record what every block prints under another release in traces/lens/<release>/
-# (its own virtualenv under .cache/lens/; .venv is never touched). Then review git diff traces/lens and commit.
+# (its own virtualenv under .cache/lens/; .venv, which this target sets up first, keeps the pinned torch). Then
+# review git diff traces/lens and commit.
 lens: $(STAMP)
 	$(BIN)/python -m tools.lens $(TORCH)
 

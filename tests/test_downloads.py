@@ -136,11 +136,15 @@ def test_a_prediction_block_gets_a_guess_cell_before_and_a_check_after():
     assert roles[3][0] == "block" and roles[4] == ("check-prediction", "check_prediction('ops', ops_prediction, ops)")
 
 
-def test_a_block_that_imports_the_project_cannot_be_a_download():
-    page = '# T\n\n```python exec="on" id="x"\nfrom hood.capture.common import words\n```\n'
+@pytest.mark.parametrize("line", ["from hood.capture.common import words", "import torch, hood",
+                                  "import torch; import snippets.running_example", "def f():\n    import hood"])
+def test_a_block_that_imports_the_project_cannot_be_a_download(line):
+    """README, downloads: an import of `hood` or `snippets` anywhere in a block fails, not only one opening a line."""
+    page = f'# T\n\n```python exec="on" id="x"\n{line}\n```\n'
     with pytest.raises(DownloadError, match="block 'x': it imports the project"):
         download.page_downloads("theory/99.md", page, language="en", snippets_config=CONFIG, pins=download.Pins(),
                                 torch_version="2.13.0", normaliser="", expected=lambda _: None)
+    assert not download.imports_project("import torch, hoodie\nprint('import hood')")
 
 
 def test_generated_words_are_in_each_language():

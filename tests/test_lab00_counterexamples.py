@@ -672,8 +672,8 @@ def test_a_verbose_experimental_config_fills_the_stack_with_the_parent_events_na
 
 
 def test_a_mode_logs_the_calls_that_reach_it_not_those_a_kernel_makes_inside():
-    """'A mode logs the calls that reach it, not those a kernel makes inside: `t` calls `transpose`, which the
-    profiler records and the mode does not' (so the objective and Part C's title no longer say every operator)."""
+    """'A mode logs the calls that reach it, not those a kernel below it makes inside: `t` calls `transpose`, which
+    the profiler records and the mode does not' (so the objective and Part C's title no longer say every operator)."""
     from torch.profiler import profile
 
     x, W, b = running_example(parts.SEED)
@@ -687,3 +687,92 @@ def test_a_mode_logs_the_calls_that_reach_it_not_those_a_kernel_makes_inside():
         assert "every decision" not in text and "cada decisión" not in text
         assert "Log every operator" not in text and "Un log de cada operador" not in text
         assert "`t` calls `transpose`" in text or "`t` llama a `transpose`" in text
+
+
+# ---------------------------------------------------------------- an eighth read
+
+
+def test_a_mode_logs_the_calls_a_kernel_above_it_makes_and_not_those_one_below_it_makes():
+    """`t` and `addmm` are made inside `linear`'s kernel, which runs above the mode, and are logged; `transpose`,
+    made inside `t`'s kernel below it, is not: the sentence says 'a kernel below it'."""
+    from torch.profiler import profile
+
+    x, W, b = running_example(parts.SEED)
+    with logging_mode.LoggingMode() as mode, profile() as prof:
+        F.linear(x, W, b)
+    inside = {(e.name, e.cpu_parent.name) for e in prof.events() if e.cpu_parent is not None}
+    assert {("aten::t", "aten::linear"), ("aten::addmm", "aten::linear"), ("aten::transpose", "aten::t")} <= inside
+    assert mode.names == ["aten::t", "aten::addmm"]
+    for text, words in ((page("en"), "not those a kernel below it makes inside"),
+                        (page("es"), "no las que hace por dentro un kernel que está por debajo de él")):
+        assert words in re.sub(r"\s+", " ", text)
+
+
+def test_under_autocast_the_running_examples_linear_logs_casts_too():
+    """The running example's call logs more than `t` and `addmm` in an autocast region: the page states what Part C
+    logged on this CPU, not a rule with conditions."""
+    x, W, b = running_example(parts.SEED)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        names = logged(lambda: F.linear(x, W, b))
+    assert names == ["aten::_to_copy"] * 3 + ["aten::t", "aten::addmm"]
+    for text, words, gone in (
+            (page("en"), "the mode logged `aten::t` and `aten::addmm` on this CPU in Part C", "with a bias, outside"),
+            (page("es"), "el modo anotó `aten::t` y `aten::addmm` en esta CPU en la parte C", "con sesgo, fuera")):
+        text = re.sub(r"\s+", " ", text)
+        assert words in text and gone not in text
+
+
+def test_a_modules_backward_hook_sees_the_backward():
+    """'a module's forward hooks do see the forward only': module hooks as such do not, a full backward hook runs
+    in the backward pass."""
+    linear, seen = torch.nn.Linear(4, 3), []
+    linear.register_full_backward_hook(lambda module, grad_input, grad_output: seen.append(grad_output[0].shape))
+    out = linear(torch.randn(2, 4, requires_grad=True)).sum()
+    assert seen == []
+    out.backward()
+    assert seen == [torch.Size([2, 3])]
+    for text, words in ((page("en"), "a module's forward hooks (`register_forward_hook`)"),
+                        (page("es"), "los hooks de forward de un módulo (`register_forward_hook`)")):
+        text = re.sub(r"\s+", " ", text)
+        assert words in text and "module hooks (`register" not in text and "hooks de módulo (" not in text
+
+EXERCISE_4 = """
+def exercise_4_in_dims_out_dims():
+    x, w = torch.randn(3, 5), torch.randn(3)
+    out = torch.vmap(lambda sample, weight: {op}, in_dims=(1, None), out_dims=1)(x, w)
+    print(f"x {{tuple(x.shape)}}, w {{tuple(w.shape)}} -> out {{tuple(out.shape)}}")
+    print("same as {ref}:", torch.equal(out, {ref}))
+    return out
+"""
+
+
+def test_exercise_4_states_the_product_its_check_compares_with():
+    """Exercise 4's check prints the comparison with `x * w[:, None]`: another element-wise use of the shared weight
+    (an addition, compared with its own reference) is refused, so the task names the product; `torch.mul` passes."""
+    right = EXERCISE_4.format(op="torch.mul(sample, weight)", ref="x * w[:, None]")
+    other = EXERCISE_4.format(op="sample + weight", ref="x + w[:, None]")
+    assert quiet(notebook_verdict, "en", "exercise-4", right) == "exercise-4: right"
+    assert quiet(notebook_verdict, "en", "exercise-4", other).startswith("exercise-4: wrong")
+    en, es = (" ".join(page(language).split()) for language in ("en", "es"))
+    assert "multiply each sample element-wise by a weight `w` (3,)" in en and "compare it with `x * w[:, None]`" in en
+    assert "multiplica cada muestra elemento a elemento por un peso `w` (3,)" in es
+    assert "compárala con `x * w[:, None]`" in es
+
+
+# ---------------------------------------------------------------- a ninth read: the default backend kernel
+
+
+def test_the_nonfunctional_alias_leaves_nested_tensor_keys_without_a_kernel():
+    """'fills the `CUDA` slot in this table and the slots of some other backends': not every backend without a kernel
+    of its own, as the page once said; `mm` has no row for a nested tensor on the CPU, and the call raises."""
+    table = torch._C._dispatch_dump_table("aten::mm")
+    rows = {line.split(":")[0]: line for line in table.splitlines()}
+    assert "default backend kernel" in rows["CUDA"] and "NestedTensorCPU" not in rows
+    nested = torch.nested.nested_tensor([torch.randn(2, 3), torch.randn(4, 3)])
+    assert "NestedTensorCPU" in keys(nested)
+    with pytest.raises(NotImplementedError, match="NestedTensorCPU"):
+        torch.mm(nested, nested)
+    for text, words, gone in ((page("en"), "fills the `CUDA` slot in this table", "every backend but XLA"),
+                              (page("es"), "en esta tabla ocupa la casilla `CUDA`", "todos menos XLA")):
+        text = re.sub(r"\s+", " ", text)
+        assert words in text and gone not in text

@@ -285,3 +285,67 @@ def test_the_reports_mistake_sentence_says_which_checks_caught_it():
     assert "neither check caught it" in said[False, False]
     assert len({localize(mistake_caught(a, b), "es") for a, b in said}) == 4
     assert all(s.startswith("Keeping only the diagonal of log-softmax's Jacobian") for s in said.values())
+
+
+def learner_check(language, block, answer):
+    """Run the learner notebook's checks cell, `answer`, then `block`'s check cell; return what the check printed."""
+    import contextlib
+    import io
+
+    from tools.notebooks import cells
+
+    notebook = cells("labs/01-autograd-by-hand.md", language, learner=True)
+    scope = {"PAGE_LANGUAGE": language, "torch": torch, "__name__": "__main__"}
+    exec(next(c.source for c in notebook if c.role == "checks"), scope)  # noqa: S102
+    exec(answer, scope)  # noqa: S102
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(next(c.source for c in notebook if c.role == "check" and c.block == block), scope)  # noqa: S102
+    return out.getvalue().splitlines()
+
+
+GRADCHECKS = '''
+def gradchecks():
+    print("gradcheck, autograd's formulas (float64, fast mode):", True)
+    print("gradcheck, hand formulas (float64, fast mode):", {hand})
+    return True, {hand}
+'''
+LINEAR = '''
+def linear_by_hand():
+    for name, shape in (("dx", (2, 64)), ("dW", (600, 64)), ("db", (600,))):
+        print(f"{{name}}: shape {{shape}}, max |hand - autograd| < 1e-06")
+    print("without the sum over the batch, db would have shape (2, 600) but b has (600,)")
+    print("after backward, node._saved_mat1 -> RuntimeError: Trying to backward through the graph a second time "
+          "(or directly access saved tensors after they have already been freed).{rest}")
+    return None, None
+'''
+
+
+def test_the_checks_take_a_label_without_its_alignment_and_the_linear_task_says_which_sentence_it_prints():
+    """The gradcheck lines' labels are aligned with spaces in the solution: a label with one space checks right, a
+    wrong result does not. `linear_by_hand` prints the first sentence of the error (the message goes on with a
+    hint): the task says so, since the whole message is refused."""
+    assert learner_check("en", "gradcheck", GRADCHECKS.format(hand=True))[-1] == "gradcheck: right"
+    assert any(line.startswith("gradcheck: wrong") for line in learner_check("en", "gradcheck",
+                                                                             GRADCHECKS.format(hand=False)))
+    assert learner_check("en", "linear-by-hand", LINEAR.format(rest=""))[-1] == "linear-by-hand: right"
+    full = LINEAR.format(rest=" Saved intermediate values of the graph are freed when you call .backward().")
+    assert any(line.startswith("linear-by-hand: wrong") for line in learner_check("en", "linear-by-hand", full))
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1] / "docs"
+    en = " ".join((root / "en" / "labs" / "01-autograd-by-hand.md").read_text().split())
+    es = " ".join((root / "es" / "labs" / "01-autograd-by-hand.md").read_text().split())
+    assert "raises after `backward()`: the error's type and the first sentence of its message" in en
+    assert "después de `backward()`: el tipo del error y la primera frase de su mensaje" in es
+
+
+def test_the_report_reads_the_mistake_from_what_check_printed_not_from_a_return_value(monkeypatch):
+    """The task asks `catch_the_mistake` for no return value: one that returns None still gets its report."""
+    from snippets.lab01 import run
+
+    def returns_nothing():
+        catch_the_mistake()
+
+    monkeypatch.setattr(run, "catch_the_mistake", returns_nothing)
+    report = localize(run.lab01_report()["REPORT.md"], "en")
+    assert "gives well-shaped but wrong gradients; both checks catch it." in report

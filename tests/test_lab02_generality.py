@@ -208,7 +208,8 @@ TASK_STATES = {
            "head-trace": ("`nn.Parameter`s named `W` and `b`", "`forward ops:`"),
            "compiled": ("`forward wrapper, kernel calls:`", "indented by four spaces",
                         "`compiled vs eager output: max abs diff < 1e-04`"),
-           "no-fake": ("`eager on real tensors:`", "`meta tensors:`", "`torch.compile:`", "`opcheck:`",
+           "no-fake": ("`eager on real tensors:`", "the output's shape as a tuple",
+                       "`meta tensors:`", "`torch.compile:`", "`opcheck:`",
                        "`which wraps`")},
     "es": {"define": ("`esquema:`", "`y: diferencia máxima con la referencia < 1e-06`"),
            "checks": ("`gradcheck (modo rápido): True`", "`gradgradcheck (modo rápido): True`", "`opcheck:`"),
@@ -217,7 +218,8 @@ TASK_STATES = {
            "head-trace": ("`nn.Parameter` llamados `W` y `b`", "`operaciones del forward:`"),
            "compiled": ("`wrapper del forward, llamadas a kernels:`", "cuatro espacios delante",
                         "`compilado frente a eager, salida: diferencia absoluta máxima < 1e-04`"),
-           "no-fake": ("`eager con tensores reales:`", "`tensores meta:`", "`torch.compile:`", "`opcheck:`",
+           "no-fake": ("`eager con tensores reales:`", "la forma de la salida como tupla",
+                       "`tensores meta:`", "`torch.compile:`", "`opcheck:`",
                        "`que envuelve`")},
 }
 """Phrases each task states about what its check compares, by language and block."""
@@ -254,3 +256,31 @@ def test_the_compiled_check_takes_the_parameters_first_so_the_task_says_they_are
     assert any(line.startswith("compiled: wrong") for line in printed), printed
     call = "buf0 = torch.ops.hood_nb_compiled.scaled_linear.default(primals_1, primals_2, primals_3, 0.5)"
     assert "    " + call in printed
+
+
+UNSEPARATED_TABLES = """
+def entry(row):
+    return ("fallthrough " if row.fallthrough else "") + row.kind + " (" + row.source.split("/")[-1] + ")"
+
+
+def compare_tables():
+    ours, addmm = dispatch_rows("hood::scaled_linear"), dispatch_rows("aten::addmm")
+    print(f"{'key':<16}{'hood::scaled_linear':<58}aten::addmm")
+    for a, b in zip(ours, addmm):
+        print(f"{a.key:<16}{entry(a):<58}{entry(b)}")
+    return ours, addmm
+"""
+
+
+def test_the_tables_check_takes_columns_padded_without_a_separating_space():
+    """Step 3 pads the key to 16 characters and our op's entry to 58; the solution puts a space after each padded
+    column, an answer that reads the widths as including it prints one space fewer: it checks right, since a run of
+    spaces counts as one. A table with another entry for a row does not."""
+    namespace = {}
+    notebook_check("en", "define-op", solution(op_snippet), namespace, "hood_nb_tables")
+    printed = notebook_check("en", "tables", UNSEPARATED_TABLES, namespace, "hood_nb_tables")
+    assert printed[-1] == "tables: right", printed
+    assert "AutocastCPU     fallthrough backend fallback (autocast_mode.cpp)" in printed[1], printed
+    wrong = UNSEPARATED_TABLES.replace('+ row.kind +', '+ row.kind.replace("default ", "") +')
+    printed = notebook_check("en", "tables", wrong, namespace, "hood_nb_tables")
+    assert any(line.startswith("tables: wrong") for line in printed), printed

@@ -1,8 +1,8 @@
 """Theory 00's general sentences, narrowed where a counterexample broke them: the fallthrough mask, what the build
 compares, what the CUDA wheels change, DDP's first bucket, which pages use the running example, which pages have a
 lab, fused attention as a native operator, non-differentiable operations, AddmmBackward0 outside eager mode, a
-non-contiguous 3-D batch, linear without a bias, a check build under another torch, linear on an Apple GPU, and a
-tiny compiled matrix product that gets a kernel."""
+non-contiguous 3-D batch, linear without a bias, a check build under another torch, what serving shows under it,
+linear on an Apple GPU, and a tiny compiled matrix product that gets a kernel."""
 
 from __future__ import annotations
 
@@ -1304,6 +1304,32 @@ def test_a_check_build_under_another_torch_fails_even_if_only_a_timing_changed(t
         assert sentence in " ".join((ROOT / "docs" / language / PAGE).read_text(encoding="utf-8").split())
 
 
+def test_serving_under_another_torch_boxes_only_a_traced_blocks_difference_and_logs_the_torch(tmp_path):
+    """Theory 00's check-yourself answer: a lenient build (as `make serve` is) fails on nothing; a timing's change
+    and the torch change get no box, the torch change a line in the log; a traced block's drift gets a box."""
+    from hood.engine.settings import Settings
+    from hood.engine.traces import render_trace
+    from tests.sitekit import build, mini_project
+
+    serving = Settings.from_options(tmp_path, serving=True)
+    assert not serving.check and not serving.bless
+    seen = []
+    for traced in ("1\n", "0\n"):
+        project = mini_project(tmp_path / traced.strip(), TIMED_PAGE)
+        (project / "traces" / "index").mkdir(parents=True)
+        (project / "traces" / "index" / "same.txt").write_text(render_trace("index.md", "same", traced),
+                                                                encoding="utf-8")
+        (project / "traces" / "TORCH.txt").write_text("2.12.1+cpu\n", encoding="utf-8")
+        result = build(project, mode="lenient")
+        seen.append((result.returncode, "hood-drift" in result.page("index.html"),
+                     "torch version: the traces were blessed with torch 2.12.1+cpu" in result.output))
+    assert seen == [(0, False, True), (0, True, True)]
+    _page_says({"en": ("`make serve` fails on none of it: it shows a traced block's difference in a box, and the "
+                       "torch change only in its log.",),
+                "es": ("`make serve` no falla por nada de esto: muestra en un recuadro la diferencia de un bloque con "
+                       "traza, y el cambio de torch solo en su log.",)})
+
+
 def test_linear_records_addmm_on_cpu_but_linear_backward_where_mps_has_its_own_kernel():
     """Theory 00's summary: an MPS kernel for aten::linear (the MPS build registers `_mps_linear`) moves AutogradMPS
     from the CompositeImplicitAutograd kernel to the autograd kernel, the one that records LinearBackward0 (as it
@@ -1752,3 +1778,82 @@ def test_the_constraints_fix_torchs_needs_not_the_notebook_runners():
     assert "setuptools" in written and "sympy" in written
     assert "The downloads' notebooks run with the same constraints, which fix torch's needs but not" in _readme()
     assert "(its `test` extra, not its `reader` extra)" in _readme()
+
+
+def test_make_lens_sets_up_venv_first_and_installs_the_other_torch_elsewhere(monkeypatch, tmp_path):
+    """README, upgrading torch: `make lens` depends on the setup stamp, so it may create `.venv` (with the pinned
+    torch); the release it records goes into a virtualenv of its own under `.cache/lens/`."""
+    import subprocess
+
+    from tools import lens
+
+    assert re.search(r"^lens: \$\(STAMP\)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.MULTILINE)
+    runs = []
+    (tmp_path / "pyproject.toml").write_bytes((ROOT / "pyproject.toml").read_bytes())
+    monkeypatch.setattr(lens, "ROOT", tmp_path)
+    monkeypatch.setattr(subprocess, "run", lambda args, **kwargs: runs.append([str(a) for a in args]))
+    python = lens.lens_python("2.14.1")
+    assert python == tmp_path / ".cache" / "lens" / "venv-2.14.1" / "bin" / "python"
+    installs = [args for args in runs if "install" in args]
+    assert installs and all(args[0] == str(python) for args in installs)
+    assert "torch==2.14.1" in installs[0] and not [a for a in installs[0] if a.startswith("torch==2.13")]
+    assert "(under `.cache/lens/`; `.venv` keeps the pinned torch;" in _readme()
+
+
+def _body_and_head(path: Path) -> tuple[str, str]:
+    """A module's text above its body markers, and its body (the whole text for a module without markers)."""
+    text = path.read_text(encoding="utf-8")
+    if "# --8<-- [start:body]" not in text:
+        return "", text
+    head, rest = text.split("# --8<-- [start:body]", 1)
+    return head, rest.split("# --8<-- [end:body]", 1)[0]
+
+
+def test_a_page_includes_the_snippet_modules_an_included_snippet_imports_though_not_always_first():
+    """README, snippets: every snippet module that an included snippet imports above its markers is included on
+    the page too; not always first: theory 02 includes `autograd/diagrams.py:body` before `autograd/mlp.py:body`,
+    which it imports (its call comes after both)."""
+    import ast
+
+    from tools.pages import fences, included, page_lines
+
+    missing, later = [], []
+    for page in sorted((ROOT / "docs" / "en").rglob("*.md")):
+        name = str(page.relative_to(ROOT / "docs" / "en"))
+        targets = [t.split(":")[0] for f in fences(page_lines("en", name)) for t in included(f)]
+        for at, target in enumerate(targets):
+            path = ROOT / "snippets" / target
+            if not path.is_file() or not path.suffix == ".py":
+                continue
+            head, _ = _body_and_head(path)
+            for node in ast.parse(head).body:
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("snippets."):
+                    module = node.module.removeprefix("snippets.").replace(".", "/") + ".py"
+                    if module not in targets:
+                        missing.append((name, target, module))
+                    elif module not in targets[:at]:
+                        later.append((name, target, module))
+    assert missing == []
+    assert ("theory/02-autograd-and-custom-ops.md", "autograd/diagrams.py", "autograd/mlp.py") in later
+    assert "the page includes those modules too, before a block uses them." in _readme()
+
+
+def test_a_capture_body_needs_only_torch_and_the_standard_library():
+    """README, capture: a capture module's body imports torch and the standard library, but for one optional
+    import: `figure.py` displays a drawing with IPython when a notebook has it, and writes a file without it."""
+    import ast
+
+    optional, required = set(), set()
+    for path in sorted((ROOT / "src" / "hood" / "capture").glob("*.py")):
+        tree = ast.parse(_body_and_head(path)[1])
+        guarded = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.Try)
+                   and any(ast.unparse(h.type or ast.Name("")) in {"ImportError", "ModuleNotFoundError"}
+                           for h in node.handlers)
+                   for statement in node.body for inner in ast.walk(statement)}
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            for top in {n.split(".")[0] for n in names} - set(sys.stdlib_module_names) - {"torch"}:
+                (optional if id(node) in guarded else required).add((path.name, top))
+    assert required == set() and optional == {("figure.py", "IPython")}
+    assert "A capture module's body needs only torch and the standard library (no `from __future__`)" in _readme()

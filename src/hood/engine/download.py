@@ -8,8 +8,9 @@ download prints what the page shows.
 A lab comes as two notebooks. The solutions notebook is the page. The learner's notebook leaves out what a
 `??? success` box says and replaces each block there by an answer cell (stubs of the functions and classes the
 block defines, or of those its `answer="f,g"` option names; `answer="none"` for a demonstration, given whole) and
-a check cell, which runs the rest of the block (the calls) and compares what it prints with the block's trace:
-right, wrong with a diff, or not done yet (also when it differs while an earlier answer is still a stub). Later
+a check cell, which runs the rest of the block (the calls) and compares what it prints with the block's trace
+(runs of spaces inside a line count as one, so an aligned column's width does not matter): right, wrong with a
+diff, or not done yet (also when it differs while an earlier answer is still a stub). Later
 blocks of the lab go through the same check, since they may call the learner's answers.
 
 A block with the option `predict="NAME"` (a self-check question) is preceded by a cell `NAME_prediction = None`
@@ -31,6 +32,7 @@ from pathlib import PurePosixPath
 from hood import interface
 from hood.capture.common import localize
 from hood.engine.blocks import expand_includes
+from hood.engine.fingerprint import PROJECT_PACKAGES
 from hood.engine.markdown_source import fence_at, without_front_matter
 
 _ADMONITION = re.compile(r'^(?P<marker>!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*$')
@@ -211,6 +213,7 @@ import contextlib
 import difflib
 import inspect
 import io
+import re
 
 {normaliser.strip()}
 
@@ -219,6 +222,11 @@ def unanswered():
     """The functions of this notebook still as their answer cells left them (a docstring and a raise)."""
     return sorted(name for name, value in globals().items() if inspect.isfunction(value)
                   and value.__code__.co_names == ("NotImplementedError",))
+
+
+def spaced(text):
+    """`text` with each run of spaces inside a line as one space: the width of a column is not part of an answer."""
+    return re.sub(r"(?<=\\S)[ \\t]+", " ", text)
 
 
 def check_answer(block, code, expected=None):
@@ -243,7 +251,7 @@ def check_answer(block, code, expected=None):
         print(f"{{block}}: {words["timing"]}")
         return
     mine, real = normalise_text(printed.getvalue()).strip(), expected.strip()
-    if mine == real:
+    if spaced(mine) == spaced(real):
         print(f"{{block}}: {words["right"]}")
     elif unanswered():
         print(f"{{block}}: " + {words["needs"]!r}.format(name=", ".join(unanswered())))
@@ -483,6 +491,18 @@ def download_names(page: str, language: str) -> dict[str, str]:
     return {"notebook": f"{stem}.ipynb", "script": f"{stem}.py"}
 
 
+def imports_project(code: str) -> bool:
+    """Whether `code` imports `hood` or `snippets` anywhere (`import torch, hood` and `x; import hood` included)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return bool(re.search(r"^\s*(from|import)\s+(hood|snippets)\b", code, re.MULTILINE))
+    names = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    names += [node.module for node in ast.walk(tree)
+              if isinstance(node, ast.ImportFrom) and node.module and not node.level]
+    return any(name.split(".")[0] in PROJECT_PACKAGES for name in names)
+
+
 def page_downloads(page: str, text: str, *, language: str, snippets_config: dict, pins: Pins, torch_version: str,
                    normaliser: str, expected: Callable[[str], str | None]) -> list[Download]:
     """Every file a page offers (see `download_names`); none for a page without executed blocks.
@@ -496,7 +516,7 @@ def page_downloads(page: str, text: str, *, language: str, snippets_config: dict
         return []
     where = f"page {page} ({language})"
     for item in items:
-        if isinstance(item, Code) and re.search(r"^\s*(from|import)\s+(hood|snippets)\b", item.code, re.MULTILINE):
+        if isinstance(item, Code) and imports_project(item.code):
             raise DownloadError(f"{where}, block {item.id!r}: it imports the project's own package, which a "
                                 "download does not have; include what it needs with `--8<--` instead")
     needs = page_needs(items, where)
