@@ -31,3 +31,16 @@ def test_the_virtualenv_they_are_written_from_holds_every_extra_the_notebook_run
     assert {constraints.name(pin) for pin in extras["reader"]} <= held, "install the `reader` extra in .venv"
     written = constraints.CONSTRAINTS.read_text(encoding="utf-8").splitlines()
     assert "ipython" in {constraints.name(line) for line in written if "==" in line}
+
+
+def test_make_constraints_installs_every_extra_without_upgrading_what_the_virtualenv_holds(monkeypatch):
+    """What the README says `make constraints` does: the pins and both extras, no `--upgrade`, no old constraints;
+    then the file is written from what the virtualenv holds."""
+    calls, written = [], []
+    monkeypatch.setattr(constraints.subprocess, "run", lambda args, **kw: calls.append(args))
+    monkeypatch.setattr(constraints, "freeze", lambda: ["sympy==1.14.0"])
+    monkeypatch.setattr(constraints, "write", written.append)
+    constraints.main()
+    [install] = calls
+    assert install[-1].endswith("[test,reader]") and "--upgrade" not in install and "-c" not in install
+    assert written == [["sympy==1.14.0"]]

@@ -4,7 +4,8 @@
 indexing of Inductor's kernels, among them) would otherwise come at the newest release pip finds on the day of
 install, and could change a trace. The Makefile installs with `-c constraints.txt`, so a fresh clone gets the
 versions the traces were made with. Run this after changing a pin: it installs the pins without the old
-constraints, then writes what the virtualenv holds, less the pins themselves, and the pins it was written for.
+constraints (without `--upgrade`: what the virtualenv holds stays unless a pin needs another version), then writes
+what the virtualenv holds, less the pins themselves, and the pins it was written for.
 """
 
 from __future__ import annotations
