@@ -299,6 +299,19 @@ def test_autocast_caches_float32_leaves_only_and_only_with_its_cache_enabled():
     assert first.count("aten::_to_copy") == second.count("aten::_to_copy") == 3
 
 
+def test_under_inference_mode_autocast_casts_a_leaf_that_requires_grad_at_every_call():
+    """The float16 box no longer says such a leaf is cast only at its first use: under inference_mode autocast casts
+    `W` again at every call (the mode sees `aten::to`), while with gradients on the second call logs no cast."""
+    x, W, b = running_example(parts.SEED)
+    with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
+        first, second = logged(lambda: F.linear(x, W, b)), logged(lambda: F.linear(x, W, b))
+    assert first.count("aten::to.dtype") == second.count("aten::to.dtype") == 3
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        logged(lambda: F.linear(x, W, b))
+        assert "aten::_to_copy" not in logged(lambda: F.linear(x, W, b))
+    assert "cast only at its first use" not in page("en")
+
+
 def test_the_nonfunctional_alias_leaves_the_sparse_coo_keys_without_a_row():
     for op in ("aten::add.Tensor", "aten::mm"):
         table = torch._C._dispatch_dump_table(op)
