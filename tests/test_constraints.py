@@ -23,16 +23,6 @@ def test_unpinned_leaves_out_the_pins_pip_and_comments_and_normalises_names():
     assert constraints.name("pyyaml_env_tag==1.1") == "pyyaml-env-tag"
 
 
-def test_the_virtualenv_they_are_written_from_holds_every_extra_the_notebook_runner_included():
-    """So the constraints also fix what the reader's notebooks need (IPython and the rest of the `reader` extra's
-    needs), not only torch's."""
-    held = {constraints.name(line) for line in constraints.freeze() if "==" in line}
-    extras = constraints.project()["optional-dependencies"]
-    assert {constraints.name(pin) for pin in extras["reader"]} <= held, "install the `reader` extra in .venv"
-    written = constraints.CONSTRAINTS.read_text(encoding="utf-8").splitlines()
-    assert "ipython" in {constraints.name(line) for line in written if "==" in line}
-
-
 def test_make_constraints_installs_every_extra_without_upgrading_what_the_virtualenv_holds(monkeypatch):
     """What the README says `make constraints` does: the pins and both extras, no `--upgrade`, no old constraints;
     then the file is written from what the virtualenv holds."""
