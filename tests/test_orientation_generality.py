@@ -1453,7 +1453,7 @@ def test_make_installs_the_pins_exactly_and_what_they_need_at_the_constraints():
     lines = (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines()
     assert f"sympy=={importlib.metadata.version('sympy')}" in lines
     install = next(line for line in (ROOT / "Makefile").read_text().splitlines() if "pip install" in line)
-    assert "-c constraints.txt -e '.[test]'" in install
+    assert "-c constraints.txt -e '.[test,reader]'" in install
     assert '"-c",' in inspect.getsource(notebooks.reader_python)
     assert "at the versions of `constraints.txt` (torch's `sympy`" in " ".join(_readme().split())
 
@@ -1695,7 +1695,7 @@ def test_the_constraints_hold_the_setuptools_torch_needs_which_a_plain_pip_freez
     pinned = f"setuptools=={importlib.metadata.version('setuptools')}"
     assert pinned not in plain.stdout.splitlines() and pinned in constraints.freeze()
     assert pinned in constraints.CONSTRAINTS.read_text(encoding="utf-8").splitlines()
-    assert "and the `setuptools` that `torch.utils.cpp_extension` imports, among them" in _readme()
+    assert "the `setuptools` that `torch.utils.cpp_extension` imports, and the notebook runner's IPython" in _readme()
 
 
 def test_a_moved_pin_fails_the_constraints_test_though_the_virtualenv_still_matches_the_file(monkeypatch):
@@ -1758,26 +1758,26 @@ def test_a_changed_english_page_leaves_its_spanish_page_stale_until_make_transla
     assert "run `make translated PAGE=<section>/<page>.md` (a check build fails while a Spanish page" in _readme()
 
 
-def test_the_constraints_fix_torchs_needs_not_the_notebook_runners():
-    """README, two commands: `.venv` holds the `test` extra, not the `reader` one, and `constraints.txt` is written
-    from it, so the notebooks' virtualenv gets ipykernel's needs (IPython, jupyter_client) unconstrained."""
+def test_the_constraints_fix_the_notebook_runners_needs_for_the_suite_but_a_readers_install_takes_none():
+    """README, two commands: `.venv` holds the `reader` extra, so `constraints.txt` fixes IPython and the rest of
+    what ipykernel needs; the suite's notebooks install with it, while the downloads line's `pip install` has no
+    `-c`."""
     import importlib.util
     import inspect
 
+    from hood.engine.download import TEXT
     from tools import constraints, notebooks
 
-    reader = [constraints.name(p) for p in constraints.project()["optional-dependencies"]["reader"]]
-    assert {"ipykernel", "nbclient", "nbformat"} <= set(reader)
-    assert set(reader) <= {constraints.name(p) for p in notebooks.reader_pins()}
-    assert all(importlib.util.find_spec(module) is None for module in ("ipykernel", "IPython", "jupyter_client"))
-    assert "[test]" in inspect.getsource(constraints.main)
-    assert "-e '.[test]'" in (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert all(importlib.util.find_spec(module) for module in ("ipykernel", "IPython", "jupyter_client"))
+    assert "[test,reader]" in inspect.getsource(constraints.main)
     written = {constraints.name(line) for line in constraints.CONSTRAINTS.read_text(encoding="utf-8").splitlines()
                if line and not line.startswith("#")}
-    assert not written & {"ipython", "jupyter-client", "tornado", "pyzmq", "traitlets"}
-    assert "setuptools" in written and "sympy" in written
-    assert "The downloads' notebooks run with the same constraints, which fix torch's needs but not" in _readme()
-    assert "(its `test` extra, not its `reader` extra)" in _readme()
+    assert {"ipython", "jupyter-client", "setuptools", "sympy"} <= written
+    assert '"-c",' in inspect.getsource(notebooks.reader_python)
+    lines = [words[kind] for words in TEXT.values() for kind in ("downloads", "downloads_with")]
+    assert all("pip install" in line and " -c " not in line for line in lines)
+    assert "The suite runs the downloads' notebooks with the same constraints (a reader's `pip install` has none)" in (
+        _readme())
 
 
 def test_make_lens_sets_up_venv_first_and_installs_the_other_torch_elsewhere(monkeypatch, tmp_path):
