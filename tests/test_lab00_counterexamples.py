@@ -789,3 +789,42 @@ def test_the_nonfunctional_alias_leaves_nested_tensor_keys_without_a_kernel():
                               (page("es"), "en esta tabla ocupa la casilla `CUDA`", "todos menos XLA")):
         text = re.sub(r"\s+", " ", text)
         assert words in text and gone not in text
+
+
+# ---------------------------------------------------------------- a tenth read
+
+
+def test_in_a_bfloat16_region_an_operator_that_runs_in_float32_casts_bfloat16_inputs():
+    """The float16 box says when a cast appears for `linear` only: `mse_loss`, which autocast runs in float32, casts
+    inputs that already have the region's dtype; `linear` does not."""
+    a = torch.randn(4, 4, dtype=torch.bfloat16)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert logged(lambda: F.mse_loss(a, a)) == ["aten::_to_copy", "aten::_to_copy", "aten::mse_loss"]
+        assert logged(lambda: F.linear(a, a)) == ["aten::t", "aten::mm"]
+    for text, words in ((page("en"), "For `linear`, a cast appears when autocast converts inputs"),
+                        (page("es"), "En `linear`, una conversión aparece cuando autocast convierte entradas")):
+        assert words in re.sub(r"\s+", " ", text)
+
+
+def test_the_notebook_compares_every_solutions_output_but_a_timings():
+    """'a check that compares … line for line (…; a timing is not compared)': the timing blocks' checks carry no
+    expected output and say so."""
+    import ast
+
+    from hood.interface import TABLES
+
+    unchecked = set()
+    for cell in learner_cells("en"):
+        if cell.role == "check":
+            call = ast.parse(cell.source).body[0].value
+            expected = next(k.value for k in call.keywords if k.arg == "expected")
+            if isinstance(expected, ast.Constant) and expected.value is None:
+                unchecked.add(cell.block)
+    assert unchecked == {"drill-profile", "benchmark", "exercise-3-timing"}
+    scope = {"PAGE_LANGUAGE": "en", "__name__": "__main__"}
+    exec(next(c.source for c in learner_cells("en") if c.role == "checks"), scope)  # noqa: S102
+    out = printed(scope["check_answer"], "benchmark", "print(1)")[1]
+    assert out.splitlines()[-1] == f"benchmark: {TABLES['en']['download']['timing']}"
+    for text, words in ((page("en"), "`expected`; a timing is not compared)"),
+                        (page("es"), "`expected`; una medición de tiempos no se compara)")):
+        assert words in re.sub(r"\s+", " ", text)
