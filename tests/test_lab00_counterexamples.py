@@ -795,14 +795,14 @@ def test_the_nonfunctional_alias_leaves_nested_tensor_keys_without_a_kernel():
 
 
 def test_in_a_bfloat16_region_an_operator_that_runs_in_float32_casts_bfloat16_inputs():
-    """The float16 box says when a cast appears for `linear` only: `mse_loss`, which autocast runs in float32, casts
-    inputs that already have the region's dtype; `linear` does not."""
+    """The float16 box says only that the cast comes from autocast, not from the dtype: `mse_loss`, which autocast
+    runs in float32, casts inputs that already have the region's dtype; `linear` does not."""
     a = torch.randn(4, 4, dtype=torch.bfloat16)
     with torch.autocast("cpu", dtype=torch.bfloat16):
         assert logged(lambda: F.mse_loss(a, a)) == ["aten::_to_copy", "aten::_to_copy", "aten::mse_loss"]
         assert logged(lambda: F.linear(a, a)) == ["aten::t", "aten::mm"]
-    for text, words in ((page("en"), "For `linear`, a cast appears when autocast converts inputs"),
-                        (page("es"), "En `linear`, una conversión aparece cuando autocast convierte entradas")):
+    for text, words in ((page("en"), "The cast of the belief comes from autocast, not from the dtype"),
+                        (page("es"), "La conversión de la creencia viene de autocast, no del dtype")):
         assert words in re.sub(r"\s+", " ", text)
 
 
