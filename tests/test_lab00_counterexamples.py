@@ -417,7 +417,7 @@ def test_the_report_says_why_addmm_logged_fewer_operators_only_when_w_t_is_in_it
     Wt = W.T
     alone = quiet(parts.log_ops, lambda: torch.addmm(b, x, Wt))
     text = localize(parts.interpretation(y, views, linear_calls, alone, rows), "en")
-    assert "logged 1 op (`aten::addmm`), not as many as `linear`. " in text and "itself an op" not in text
+    assert "logged 1 op (`aten::addmm`), fewer than `linear`. " in text and "itself an op" not in text
 
 
 def check_code(block: str) -> str:
@@ -828,3 +828,20 @@ def test_the_notebook_compares_every_solutions_output_but_a_timings():
     for text, words in ((page("en"), "`expected`; a timing is not compared)"),
                         (page("es"), "`expected`; una medición de tiempos no se compara)")):
         assert words in re.sub(r"\s+", " ", text)
+
+
+# ---------------------------------------------------------------- an eleventh read
+
+
+def test_the_report_says_more_than_linear_when_addmm_logged_more():
+    """A Part C run under inference_mode logs `aten::linear` alone: Part D's two ops are more, not 'not as many as'
+    `linear`, which read as fewer; the paragraph compares the counts both ways."""
+    y, views, _, addmm, rows = reference_results()
+    x, W, b = running_example(parts.SEED)
+    with torch.inference_mode():
+        whole = quiet(parts.log_ops, lambda: F.linear(x, W, b))
+    assert [c.op for c in whole] == ["aten::linear"] and len(addmm) == 2
+    paragraph = parts.interpretation(y, views, whole, addmm, rows)
+    assert "`aten::addmm`), more than `linear`: `W.T` is itself an op" in localize(paragraph, "en")
+    assert "`aten::addmm`), más que con `linear`: `W.T` también es un operador" in localize(paragraph, "es")
+    assert "not as many" not in localize(paragraph, "en") and "no tantos" not in localize(paragraph, "es")
