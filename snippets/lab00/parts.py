@@ -92,8 +92,7 @@ def findings(y, views, linear_calls, addmm_calls, rows) -> dict:
 
     return {
         "linear_ops": listed(linear_calls), "addmm_ops": listed(addmm_calls), "logged": len(addmm_calls),
-        "compared": (len(addmm_calls) > len(linear_calls)) - (len(addmm_calls) < len(linear_calls)),  # -1, 0 or 1
-        "transposed": any(c.op != "aten::addmm" for c in addmm_calls),
+        "more": len(addmm_calls) - len(linear_calls), "transposed": any(c.op != "aten::addmm" for c in addmm_calls),
         "same_keys": len({tuple(v.tensor) for v in views}) == 1,
         "linear_reached": any(c.op.startswith("aten::linear") for c in linear_calls),
         "node": type(y.grad_fn).__name__ if y.grad_fn is not None else None,
@@ -105,7 +104,7 @@ def findings(y, views, linear_calls, addmm_calls, rows) -> dict:
 def interpretation(y, views, linear_calls, addmm_calls, rows) -> str:
     """The report's paragraph in every language, each fact read from the outputs of parts A to E, not expected."""
     found = findings(y, views, linear_calls, addmm_calls, rows)
-    ops, reached, node = found["linear_ops"], found["linear_reached"], found["node"]
+    ops, reached, node, more = found["linear_ops"], found["linear_reached"], found["node"], found["more"]
     linear_en = (f"`linear(x, W, b)` reached the dispatch mode as `aten::linear` ({ops}): no autograd key decomposed "
                  "it. " if reached else "`linear(x, W, b)` never reached the dispatch mode as `aten::linear`: it is a "
                  f"CompositeImplicitAutograd kernel and decomposed above the Python key into {ops}. ")
@@ -120,7 +119,7 @@ def interpretation(y, views, linear_calls, addmm_calls, rows) -> str:
     english = (
         linear_en
         + f"Calling `addmm(b, x, W.T)` directly logged {found['logged']} op{'s' * (found['logged'] != 1)} "
-        f"({found['addmm_ops']}), {('as many as', 'more than', 'fewer than')[found['compared']]} `linear`"
+        f"({found['addmm_ops']}), {('as many as', 'more than', 'fewer than')[(more > 0) - (more < 0)]} `linear`"
         f"{': `W.T` is itself an op' if found['transposed'] else ''}. The tensor key sets were "
         f"{'identical' if found['same_keys'] else 'different'} with and without `requires_grad`, in float16 and "
         f"under `no_grad`; the autograd key `AutogradCPU` sits above `CPU` and {autograd_en}. The profiler shows "
@@ -131,7 +130,7 @@ def interpretation(y, views, linear_calls, addmm_calls, rows) -> str:
         linear_es
         + f"Al llamar directamente a `addmm(b, x, W.T)`, el log recogió {found['logged']} "
         f"operador{'es' * (found['logged'] != 1)} ({found['addmm_ops']}), "
-        f"{('tantos como', 'más que', 'menos que')[found['compared']]} con `linear`"
+        f"{('tantos como', 'más que', 'menos que')[(more > 0) - (more < 0)]} con `linear`"
         f"{': `W.T` también es un operador' if found['transposed'] else ''}. Los conjuntos de claves del tensor "
         f"fueron {'idénticos' if found['same_keys'] else 'distintos'} con y sin `requires_grad`, en float16 y bajo "
         f"`no_grad`; la clave de autograd `AutogradCPU` está por encima de `CPU` y {autograd_es}. El profiler "
