@@ -845,3 +845,19 @@ def test_the_report_says_more_than_linear_when_addmm_logged_more():
     assert "`aten::addmm`), more than `linear`: `W.T` is itself an op" in localize(paragraph, "en")
     assert "`aten::addmm`), más que con `linear`: `W.T` también es un operador" in localize(paragraph, "es")
     assert "not as many" not in localize(paragraph, "en") and "no tantos" not in localize(paragraph, "es")
+
+def test_under_vmap_add_logs_a_select_only_when_one_operand_alone_is_0_dim_per_sample():
+    """Exercise 3's `select`: `add`'s rule makes it because only one operand is 0-dim per sample, not whenever one is;
+    with both 0-dim per sample, no select."""
+    batch = torch.randn(5, 4)
+    assert logged(lambda: torch.vmap(lambda t: t + t.sum())(batch)) == [
+        "aten::sum.dim_IntList", "aten::select.int", "aten::view", "aten::add.Tensor"]
+    assert logged(lambda: torch.vmap(lambda t: t.sum() + t.sum())(batch)) == [
+        "aten::sum.dim_IntList", "aten::sum.dim_IntList", "aten::add.Tensor"]
+    for text, words, gone in (
+            (page("en"), "because only one of its two operands, `t @ t`, is 0-dim per sample",
+             "when an operand is 0-dim"),
+            (page("es"), "porque solo uno de sus dos operandos, `t @ t`, tiene 0 dimensiones por muestra",
+             "cuando un operando tiene 0")):
+        text = re.sub(r"\s+", " ", text)
+        assert words in text and gone not in text
