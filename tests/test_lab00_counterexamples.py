@@ -861,3 +861,35 @@ def test_under_vmap_add_logs_a_select_only_when_one_operand_alone_is_0_dim_per_s
              "cuando un operando tiene 0")):
         text = re.sub(r"\s+", " ", text)
         assert words in text and gone not in text
+
+
+# ---------------------------------------------------------------- a twelfth read: the drill's shares
+
+
+def test_the_drills_shares_are_of_the_operators_time_and_larger_than_the_profilers_self_cpu_share():
+    """The drill divides by the operator rows' summed self time: with `with_stack=True` the Python events have self
+    time too, so its shares exceed the profiler's `Self CPU %`; the labels no longer say 'of self CPU time'."""
+    from torch.profiler import ProfilerActivity, profile
+
+    from hood.capture.profile import hot_ops, is_op, op_rows
+
+    x, W, b = running_example(parts.SEED)
+    with profile(activities=[ProfilerActivity.CPU], with_stack=True) as prof:
+        for _ in range(2):
+            drill.training_step(x, W, b)
+    events = prof.key_averages()
+    total = sum(e.self_cpu_time_total for e in events)
+    python = sum(e.self_cpu_time_total for e in events if not is_op(e.key))
+    assert python > 0 and any(".py(" in e.key for e in events if not is_op(e.key))
+    own = {e.key: e.self_cpu_time_total / total for e in events}
+    for name, share in hot_ops(op_rows(prof), threshold=0.0):
+        assert share >= own[name]
+    out = printed(drill.profile_drill, 2)[1]
+    assert "at least 5 % of their summed self CPU time:" in localize(out, "en")
+    assert "al menos el 5 % de la suma de su tiempo propio de CPU:" in localize(out, "es")
+    for text, task, reading in (
+            (page("en"), "5 % of the operators' summed self CPU time", "larger than the profiler's own `Self CPU %`"),
+            (page("es"), "5 % de la suma del tiempo propio de CPU (self CPU) de los operadores",
+             "mayores que el `Self CPU %` del propio profiler")):
+        text = re.sub(r"\s+", " ", text)
+        assert task in text and reading in text

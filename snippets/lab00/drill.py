@@ -34,16 +34,17 @@ class FirstCaller(TorchDispatchMode):
 
 
 def profile_drill(steps: int = 20):
-    """Profile forward and backward with shapes; list the ops above 5 % of self CPU time; find the first addmm's
-    caller with a dispatch mode, since the profiler's stacks are empty here."""
+    """Profile forward and backward with shapes; list the ops with at least 5 % of the ops' summed self CPU time;
+    find the first addmm's caller with a dispatch mode, since the profiler's stacks are empty here."""
     x, W, b = running_example()
     with profile(activities=[ProfilerActivity.CPU], record_shapes=True, with_stack=True) as prof:
         for _ in range(steps):
             training_step(x, W, b)
     rows = op_rows(prof)
     hot = hot_ops(rows, threshold=0.05)
-    print(words(en=f"{len(rows)} operator rows over {steps} steps; above 5 % of self CPU time:",
-                es=f"{len(rows)} filas de operadores en {steps} pasos; por encima del 5 % del tiempo propio de CPU:"))
+    print(words(en=f"{len(rows)} operator rows over {steps} steps; at least 5 % of their summed self CPU time:",
+                es=f"{len(rows)} filas de operadores en {steps} pasos; "
+                   "al menos el 5 % de la suma de su tiempo propio de CPU:"))
     for name, share in hot:
         print(f"  {decimal(share * 100, '5.1f')}{words(en='%', es=' %')}  {name}")
     addmm = [e for e in prof.events() if e.name == "aten::addmm"]
