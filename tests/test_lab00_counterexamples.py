@@ -893,3 +893,22 @@ def test_the_drills_shares_are_of_the_operators_time_and_larger_than_the_profile
              "mayores que el `Self CPU %` del propio profiler")):
         text = re.sub(r"\s+", " ", text)
         assert task in text and reading in text
+
+
+# ---------------------------------------------------------------- a thirteenth read: where the deliverables go
+
+
+def test_the_notebooks_deliverables_folder_is_in_the_working_directory_not_next_to_the_file(tmp_path, monkeypatch):
+    """The learner's setup cell names `lab00-deliverables` relative to the working directory: a script run from
+    another folder writes there, not next to itself, so the page says 'in your working directory'."""
+    scope = {"PAGE_LANGUAGE": "en", "__name__": "__main__"}
+    exec(next(c.source for c in learner_cells("en") if c.role == "setup"), scope)  # noqa: S102
+    monkeypatch.chdir(tmp_path)
+    folder = scope["deliverables_folder"]("lab00")
+    assert not folder.is_absolute() and folder.resolve() == tmp_path / "lab00-deliverables"
+    for text, words, gone in ((page("en"), "into the folder `lab00-deliverables` in your working directory",
+                               "next to your notebook or script"),
+                              (page("es"), "en la carpeta `lab00-deliverables` de tu directorio de trabajo",
+                               "junto a tu notebook o tu script")):
+        text = re.sub(r"\s+", " ", text)
+        assert words in text and gone not in text
