@@ -900,7 +900,7 @@ def test_the_drills_shares_are_of_the_operators_time_and_larger_than_the_profile
 
 def test_the_notebooks_deliverables_folder_is_in_the_working_directory_not_next_to_the_file(tmp_path, monkeypatch):
     """The learner's setup cell names `lab00-deliverables` relative to the working directory: a script run from
-    another folder writes there, not next to itself, so the page says 'in your working directory'."""
+    another folder writes there, not next to itself, so every lab page and the README say the working directory."""
     scope = {"PAGE_LANGUAGE": "en", "__name__": "__main__"}
     exec(next(c.source for c in learner_cells("en") if c.role == "setup"), scope)  # noqa: S102
     monkeypatch.chdir(tmp_path)
@@ -912,3 +912,12 @@ def test_the_notebooks_deliverables_folder_is_in_the_working_directory_not_next_
                                "junto a tu notebook o tu script")):
         text = re.sub(r"\s+", " ", text)
         assert words in text and gone not in text
+    docs = ROOT / "docs"
+    for lab in sorted((docs / "en" / "labs").glob("*.md")):
+        for language, where in (("en", "-deliverables/` in your working directory"),
+                                ("es", "-deliverables/` de tu directorio de trabajo")):
+            text = re.sub(r"\s+", " ", (docs / language / "labs" / lab.name).read_text(encoding="utf-8"))
+            assert "next to the notebook" not in text and "junto al notebook" not in text, (language, lab.name)
+            assert lab.name.startswith("00") or where in text, (language, lab.name)
+    readme = re.sub(r"\s+", " ", (docs.parent / "README.md").read_text(encoding="utf-8"))
+    assert "`<lab>-deliverables/` in the working directory" in readme
