@@ -802,7 +802,7 @@ def test_in_a_bfloat16_region_an_operator_that_runs_in_float32_casts_bfloat16_in
         assert logged(lambda: F.mse_loss(a, a)) == ["aten::_to_copy", "aten::_to_copy", "aten::mse_loss"]
         assert logged(lambda: F.linear(a, a)) == ["aten::t", "aten::mm"]
     for text, words in ((page("en"), "The cast of the belief comes from autocast, not from the dtype"),
-                        (page("es"), "La conversión de la creencia viene de autocast, no del dtype")):
+                        (page("es"), "La conversión que describe la creencia viene de autocast, no del dtype")):
         assert words in re.sub(r"\s+", " ", text)
 
 
