@@ -167,9 +167,10 @@ def learner_cells(language):
     return notebooks.cells(PAGE, language, learner=True, filled=True)
 
 
-def notebook_verdict(language, block, monkeypatch, capsys, tmp_path, reword=()):
+def notebook_verdict(language, block, monkeypatch, capsys, tmp_path, reword=(), answer=None):
     """Run the learner's notebook (`language`, the solutions filled in) up to `block`'s check, with each
-    `(old, new)` of `reword` applied to `block`'s answer; return what that check printed last."""
+    `(old, new)` of `reword` applied to the answer of `answer` (`block` by default); return what that check
+    printed last."""
     from hood.capture import common
 
     monkeypatch.setattr(common, "PAGE_LANGUAGE", language)
@@ -177,7 +178,7 @@ def notebook_verdict(language, block, monkeypatch, capsys, tmp_path, reword=()):
     namespace = {}
     for cell in learner_cells(language):
         source = cell.source
-        if cell.role == "answer" and cell.block == block:
+        if cell.role == "answer" and cell.block == (answer or block):
             for old, new in reword:
                 assert old in source, old
                 source = source.replace(old, new)
@@ -238,3 +239,18 @@ def test_the_saved_ints_check_refuses_an_as_signed_that_breaks_non_negative_valu
         f"saved-ints: {wrong}")
     says = {"en": "leaves a non-negative value as it is", "es": "deja igual un valor no negativo"}[language]
     assert says in task(language, "step-2")
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_linear_by_hand_does_not_test_relu_backward_step_3_does(language, monkeypatch, capsys, tmp_path):
+    """A relu_backward that passes every gradient still gets step 2's linear check right (linear has no relu);
+    step 3's check catches it. The task names the two formulas linear tests."""
+    always = (("    return grad * (result > 0)", "    return grad"),)
+    right, wrong = {"en": ("right", "wrong:"), "es": ("correcto", "incorrecto:")}[language]
+    assert notebook_verdict(language, "linear-by-hand", monkeypatch, capsys, tmp_path, always,
+                            answer="formulas") == f"linear-by-hand: {right}"
+    assert notebook_verdict(language, "mlp-by-hand", monkeypatch, capsys, tmp_path, always,
+                            answer="formulas").startswith(f"mlp-by-hand: {wrong}")
+    says = {"en": "Test `addmm_backward` and `t_backward` on `linear` alone (`relu_backward` waits for step 3)",
+            "es": "`addmm_backward` y `t_backward` con `linear` sola (`relu_backward` espera al paso 3)"}[language]
+    assert says in " ".join(task(language, "step-2").split())
