@@ -284,3 +284,26 @@ def test_the_tables_check_takes_columns_padded_without_a_separating_space():
     wrong = UNSEPARATED_TABLES.replace('+ row.kind +', '+ row.kind.replace("default ", "") +')
     printed = notebook_check("en", "tables", wrong, namespace, "hood_nb_tables")
     assert any(line.startswith("tables: wrong") for line in printed), printed
+
+
+@pytest.mark.usefixtures("like_a_block")
+def test_a_backward_in_another_order_compiles_to_other_calls_so_step_1_states_the_order():
+    """A right backward that computes `dW` before `dx` compiles to the same calls in another order: step 5's check
+    refuses it, so step 1 states the order of the three products."""
+    namespace = {}
+    reordered = solution(op_snippet).replace(
+        "return g @ W, g.t() @ x, g.sum(0), None",
+        "dW, db = g.t() @ x, g.sum(0)\n        return g @ W, dW, db, None")
+    assert reordered != solution(op_snippet)
+    notebook_check("en", "define-op", reordered, namespace, "hood_nb_order")
+    printed = notebook_check("en", "compiled", solution(head_snippet, "model") + solution(head_snippet), namespace,
+                             "hood_nb_order")
+    assert any(line.startswith("compiled: wrong") for line in printed), printed
+    assert "compiled vs eager dW: max abs diff < 1e-04" in printed  # the gradients are right
+    ran = printed[:next(k for k, line in enumerate(printed) if line.startswith("compiled: wrong"))]
+    calls = [line.strip() for line in ran if line.startswith("    ")]
+    assert [c.split("(")[0] for c in calls[2:]] == ["cpp_fused__log_softmax_backward_data_mul_0",
+                                                   "extern_kernels.mm", "cpp_fused_sum_1", "extern_kernels.mm"]
+    for language, stated in (("en", "in the order `g @ W`, `g.t() @ x`, `g.sum(0)`"),
+                             ("es", "en el orden `g @ W`, `g.t() @ x`, `g.sum(0)`")):
+        assert stated in " ".join((PAGES / language / PAGE).read_text().split()), language
