@@ -427,3 +427,18 @@ def test_the_graphs_check_reads_the_dicts_keys_and_readables_text(monkeypatch, c
     for language, says in (("en", 'dict under `"dynamo"`, `"joint"`, `"forward"` and `"backward"`'),
                            ("es", 'dict con las claves `"dynamo"`, `"joint"`, `"forward"` y `"backward"`')):
         assert says in _page(language), language
+
+
+def test_the_timing_charts_caption_holds_for_a_learners_own_run(monkeypatch, capsys, tmp_path):
+    """Part E: in a download the chart draws the learner's own timings, so its caption says nothing of the site."""
+    from hood.capture import common, figure
+    from hood.capture.compile_timing import Timing, render_html
+
+    monkeypatch.chdir(tmp_path)  # a script writes the drawing to figure-N.svg and its caption to stderr
+    monkeypatch.setattr(figure, "SHOWN", [])
+    for language, says, site in (("en", "on one thread", "site"), ("es", "en un hilo", "sitio")):
+        monkeypatch.setattr(common, "PAGE_LANGUAGE", language)
+        monkeypatch.setattr(figure, "PAGE_LANGUAGE", language, raising=False)
+        render_html([Timing(2, 10.0, 12.0), Timing(64, 50.0, 40.0)])
+        caption = capsys.readouterr().err
+        assert says in caption and site not in caption, caption

@@ -215,10 +215,9 @@ def render_html(rows: list[Timing]) -> str:
                               f"{number(r.compiled_us, '.1f', 'en')} µs",
                            es=f"lote {r.batch}: eager {number(r.eager_us, '.1f', 'es')} µs, compilado "
                               f"{number(r.compiled_us, '.1f', 'es')} µs") for r in rows)
-    caption = words(en="Median microseconds per call at each batch size, on one thread, measured while this site was "
-                       "built; the scale is logarithmic.",
-                    es="Mediana de microsegundos por llamada con cada tamaño de lote, en un hilo, medida durante la "
-                       "construcción de este sitio; la escala es logarítmica.")
+    caption = words(en="Median microseconds per call at each batch size, on one thread; the scale is logarithmic.",
+                    es="Mediana de microsegundos por llamada con cada tamaño de lote, en un hilo; la escala es "
+                       "logarítmica.")
     sentence = escape(words(**interpret(rows)))
     return f'<div class="hood-timing">{figure(bar_chart_svg(rows), data, caption)}<p>{sentence}</p></div>'
 # --8<-- [end:body]
