@@ -307,3 +307,27 @@ def test_a_backward_in_another_order_compiles_to_other_calls_so_step_1_states_th
     for language, stated in (("en", "in the order `g @ W`, `g.t() @ x`, `g.sum(0)`"),
                              ("es", "en el orden `g @ W`, `g.t() @ x`, `g.sum(0)`")):
         assert stated in " ".join((PAGES / language / PAGE).read_text().split()), language
+
+
+def test_each_of_the_three_kernels_calls_back_into_its_own_python_function():
+    """REPORT.md section 3: the Meta row calls the `register_fake` function, the Autograd row what `register_autograd`
+    registered, CompositeExplicitAutograd the decorated function; section 4 names the mode in both languages."""
+    from snippets.lab02 import run
+
+    called = []
+
+    @torch.library.custom_op("hood_lab02::traced_twice", mutates_args=())
+    def twice(x: Tensor) -> Tensor:
+        called.append("decorated")
+        return x * 2
+
+    twice.register_fake(lambda x: called.append("fake") or torch.empty_like(x))
+    twice.register_autograd(lambda ctx, grad: called.append("backward") or grad * 2)
+    twice(torch.ones(2, device="meta"))
+    assert called == ["fake"]
+    twice(torch.ones(2, requires_grad=True)).sum().backward()
+    assert called == ["fake", "decorated", "backward"]
+    source = " ".join(inspect.getsource(run).replace('"\n', "").replace('               "', "").split())
+    assert "Meta into the `register_fake` function, Autograd into what `register_autograd` registered" in source
+    assert "Meta a la función de `register_fake`, Autograd a lo que registró `register_autograd`" in source
+    assert "con un modo de dispatch en la pila, ese guardado pasa por el operador `detach`" in source

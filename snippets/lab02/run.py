@@ -71,11 +71,12 @@ def lab02_report(scaled_linear):
         section(words(en="3. The dispatch table, next to aten::addmm",
                       es="3. La tabla de dispatch, junto a la de aten::addmm"), tables, words(
             en="For this op `custom_op` registered three kernels (Meta, Autograd, CompositeExplicitAutograd) "
-               "whose table rows call back into Python; `register_fake` and `register_autograd` fill them in. "
+               "whose table rows call back into Python: Meta into the `register_fake` function, Autograd into "
+               "what `register_autograd` registered, CompositeExplicitAutograd into the decorated function. "
                "`aten::addmm` has an autocast kernel; for the custom op, `AutocastCPU` falls through.",
             es="Para este operador, `custom_op` registró tres kernels (Meta, Autograd, CompositeExplicitAutograd) "
-               "cuyas filas de la tabla vuelven a llamar a Python; `register_fake` y `register_autograd` les dan "
-               "contenido. "
+               "cuyas filas de la tabla vuelven a llamar a Python: Meta a la función de `register_fake`, Autograd "
+               "a lo que registró `register_autograd` y CompositeExplicitAutograd a la función decorada. "
                "`aten::addmm` tiene un kernel de autocast; para el operador propio, la entrada `AutocastCPU` "
                "deja pasar la llamada.")),
         section(words(en="4. What a TorchDispatchMode sees", es="4. Lo que ve un TorchDispatchMode"), trace, words(
@@ -84,8 +85,9 @@ def lab02_report(scaled_linear):
                "log-softmax's output, and "
                "with a dispatch mode on the stack that save goes through the `detach` operator.",
             es="Por debajo de la clave de autograd, el producto de matrices, el sesgo y la escala son una sola "
-               "llamada, `hood.scaled_linear.default`, seguida del log-softmax y del `detach` que hace "
-               "autograd cuando guarda la salida de log-softmax para el backward.")),
+               "llamada, `hood.scaled_linear.default`, seguida del log-softmax y de un `detach`: autograd guarda "
+               "la salida de log-softmax y, con un modo de dispatch en la pila, ese guardado pasa por el operador "
+               "`detach`.")),
         section(words(en="5. Compiled with fullgraph=True", es="5. Compilado con fullgraph=True"), compiled, words(
             en="The forward wrapper calls the op as it is, opaquely, next to Inductor's fused "
                "log-softmax kernel; the backward wrapper has no call to the op: AOTAutograd traced the "
