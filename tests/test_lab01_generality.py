@@ -275,3 +275,17 @@ def test_the_hand_dw_rounds_differently_even_with_autograds_log_softmax_kernel()
             "es": "y el `dW` a mano multiplica en otro orden (paso 2)"}
     for lang, sentence in says.items():
         assert sentence in " ".join((PAGES / lang / PAGE).read_text().split()), lang
+
+
+def test_the_reports_graph_sentence_says_which_lines_are_nodes():
+    """The walk prints each node's saved values on indented lines below it: only the 12 unindented lines are
+    nodes, and the report's sentence says so."""
+    from hood.capture.common import localize
+    from snippets.lab01.run import lab01_report
+
+    report = localize(lab01_report()["REPORT.md"], "en")
+    walk = report[report.index("## 1."):report.index("## 2.")].split("```")[1].splitlines()[1:]
+    nodes = [line for line in walk if not line.startswith(" ")]
+    assert len(nodes) == 12 and len(walk) > 12
+    assert all(line.startswith("    saved ") for line in walk if line.startswith(" "))
+    assert "Each unindented line is a node, and `->` lists its `next_functions`; the indented lines" in report
