@@ -187,13 +187,13 @@ def test_backward_by_hand_needs_only_the_graph():
         assert torch.allclose(hand[leaf], leaf.grad)
 
 
-REPORT_EN_ONLY = ("as written for this lab", "Each line is a node", "Convert before use.")
+REPORT_EN_ONLY = ("as written for this lab", "Each unindented line is a node", "Convert before use.")
 """English sentences of the report (its code stays English in both languages)."""
 
 REPORT_EN = ("# Lab 01 · Autograd by hand: report", "Objective: walk the real autograd graph",
              "Every block below was printed by torch", "## Formulas",
              "The five backward formulas, as written for this lab:",
-             "def relu_backward(grad, result):", "## 1. The graph", "Each line is a node",
+             "def relu_backward(grad, result):", "## 1. The graph", "Each unindented line is a node",
              "## 2. Two saved ints", "Convert before use.", "## 4. The MLP by hand, float32 and float64",
              "random projections of the Jacobian instead of each of its entries.",
              "## 6. A subtle mistake", "gives well-shaped but wrong gradients")
@@ -202,7 +202,7 @@ REPORT_EN = ("# Lab 01 · Autograd by hand: report", "Objective: walk the real a
 REPORT_ES = ("# Lab 01 · Autograd a mano: informe", "Objetivo: recorrer el grafo real de autograd",
              "Todos los bloques de abajo los imprimió torch", "## Fórmulas",
              "Las cinco fórmulas de backward, tal como se escribieron en este lab:",
-             "def relu_backward(grad, result):", "## 1. El grafo", "Cada línea es un nodo",
+             "def relu_backward(grad, result):", "## 1. El grafo", "Cada línea sin sangría es un nodo",
              "## 2. Dos enteros guardados", "Conviértelos antes de usarlos.", "## 4. El MLP a mano, float32 y float64",
              "proyecciones aleatorias del jacobiano en lugar de cada una de sus entradas.",
              "## 6. Un error sutil", "da gradientes con la forma correcta pero equivocados")

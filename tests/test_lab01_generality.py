@@ -22,10 +22,10 @@ PAGES = Path(__file__).resolve().parents[1] / "docs"
 PAGE = "labs/01-autograd-by-hand.md"
 
 
-def mlp():
-    """The MLP's leaves and its loss, as step 1 builds them."""
-    x, _, _ = running_example()
-    W1, b1, W2, b2, target = mlp_params()
+def mlp(dtype=torch.float32):
+    """The MLP's leaves and its loss in `dtype`, as step 1 builds them."""
+    x, _, _ = running_example(dtype=dtype)
+    W1, b1, W2, b2, target = mlp_params(dtype=dtype)
     h, logp, loss = mlp_forward(x, W1, b1, W2, b2, target)
     return (x, W1, b1, W2, b2, target), logp, loss
 
@@ -254,3 +254,38 @@ def test_linear_by_hand_does_not_test_relu_backward_step_3_does(language, monkey
     says = {"en": "Test `addmm_backward` and `t_backward` on `linear` alone (`relu_backward` waits for step 3)",
             "es": "`addmm_backward` y `t_backward` con `linear` sola (`relu_backward` espera al paso 3)"}[language]
     assert says in " ".join(task(language, "step-2").split())
+
+
+def test_the_hand_dw_rounds_differently_even_with_autograds_log_softmax_kernel():
+    """float64: with `_log_softmax_backward_data` swapped into the hand formulas, W1 and W2 still differ in the
+    last bits, from the mm order: autograd's G.t() @ h, the hand (h.t() @ G).t(). The page names both causes."""
+    from snippets.lab01.by_hand import backward_by_hand, hand_formulas
+    from snippets.lab01.check import autograd_gradients
+
+    def kernel(grad, result, dim=-1):
+        return torch._log_softmax_backward_data(grad, result, dim, result.dtype)
+
+    (_, _, _, W2, _, _), _, loss = mlp(torch.float64)
+    hand = backward_by_hand(loss, hand_formulas(log_softmax=kernel))
+    real = autograd_gradients(torch.float64)
+    assert not torch.equal(hand[W2], real["W2"]) and (hand[W2] - real["W2"]).abs().max() < 1e-12
+    h, G = loss.grad_fn.next_functions[0][0].next_functions[0][0]._saved_mat1, real["z2"]
+    assert torch.equal(G.t() @ h, real["W2"]) and not torch.equal((h.t() @ G).t(), real["W2"])
+    says = {"en": "and the hand `dW` multiplies in another order (step 2)",
+            "es": "y el `dW` a mano multiplica en otro orden (paso 2)"}
+    for lang, sentence in says.items():
+        assert sentence in " ".join((PAGES / lang / PAGE).read_text().split()), lang
+
+
+def test_the_reports_graph_sentence_says_which_lines_are_nodes():
+    """The walk prints each node's saved values on indented lines below it: only the 12 unindented lines are
+    nodes, and the report's sentence says so."""
+    from hood.capture.common import localize
+    from snippets.lab01.run import lab01_report
+
+    report = localize(lab01_report()["REPORT.md"], "en")
+    walk = report[report.index("## 1."):report.index("## 2.")].split("```")[1].splitlines()[1:]
+    nodes = [line for line in walk if not line.startswith(" ")]
+    assert len(nodes) == 12 and len(walk) > 12
+    assert all(line.startswith("    saved ") for line in walk if line.startswith(" "))
+    assert "Each unindented line is a node, and `->` lists its `next_functions`; the indented lines" in report

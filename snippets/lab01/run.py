@@ -104,9 +104,10 @@ def lab01_report():
               es="## Fórmulas\n\nLas cinco fórmulas de backward, tal como se escribieron en este lab:\n"),
         formulas_source(),
         section(words(en="1. The graph", es="1. El grafo"), walk, words(
-            en="Each line is a node; `->` lists its `next_functions`. The graph is drawn in `mlp-graph.svg`.",
-            es="Cada línea es un nodo; `->` lista sus `next_functions`. El grafo está dibujado en "
-               "`mlp-graph.svg`.")),
+            en="Each unindented line is a node, and `->` lists its `next_functions`; the indented lines below it "
+               "are what it saved. The graph is drawn in `mlp-graph.svg`.",
+            es="Cada línea sin sangría es un nodo, y `->` lista sus `next_functions`; las líneas con sangría que "
+               "le siguen son lo que guardó. El grafo está dibujado en `mlp-graph.svg`.")),
         section(words(en="2. Two saved ints", es="2. Dos enteros guardados"), ints, words(
             en="Python receives `_saved_dim` and `_saved_ignore_index` as unsigned 64-bit integers: -1 and -100 "
                "come back as 2**64 - 1 and 2**64 - 100. Convert before use.",
