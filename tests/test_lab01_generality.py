@@ -289,3 +289,17 @@ def test_the_reports_graph_sentence_says_which_lines_are_nodes():
     assert len(nodes) == 12 and len(walk) > 12
     assert all(line.startswith("    saved ") for line in walk if line.startswith(" "))
     assert "Each unindented line is a node, and `->` lists its `next_functions`; the indented lines" in report
+
+
+def test_a_saved_negative_int_comes_back_as_2_to_the_64_plus_it_where_c_long_is_64_bits():
+    """'on Linux, where this site was built, a negative value `v` comes back as `2**64 + v`': the getter builds the
+    integer from a C `unsigned long`, 64 bits here (32 on Windows, which this site did not run)."""
+    import ctypes
+
+    assert ctypes.sizeof(ctypes.c_ulong) == 8
+    logp = torch.log_softmax(torch.randn(2, 3, requires_grad=True), -1)
+    assert logp.grad_fn._saved_dim == 2**64 - 1
+    for language, words in (("en", "so on Linux, where this site was built, a negative value `v` comes back"),
+                            ("es", "así que en Linux, donde se construyó este sitio, un valor negativo `v` vuelve")):
+        text = " ".join((PAGES / language / PAGE).read_text(encoding="utf-8").split())
+        assert words in text, language
