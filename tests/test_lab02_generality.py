@@ -331,3 +331,27 @@ def test_each_of_the_three_kernels_calls_back_into_its_own_python_function():
     assert "Meta into the `register_fake` function, Autograd into what `register_autograd` registered" in source
     assert "Meta a la función de `register_fake`, Autograd a lo que registró `register_autograd`" in source
     assert "con un modo de dispatch en la pila, ese guardado pasa por el operador `detach`" in source
+
+
+@pytest.mark.usefixtures("like_a_block")
+def test_the_report_reads_section_1_from_the_bounds_printed():
+    """An op computing `scale * (x @ W.T) + b`, with its own right backward, passes step 2's checks (so the report is
+    written) while step 1 prints `> 1e-06`: REPORT.md's section 1 then says the op differs, not that it agrees."""
+    from hood.capture.common import localize
+    from snippets.custom_ops import checks as checks_snippet, reference as reference_snippet
+    from snippets.lab02.run import reference_reading
+
+    namespace = {}
+    scaled_after = solution(op_snippet).replace("torch.addmm(b, x, W.t()) * scale",
+                                                "torch.addmm(b, x, W.t(), alpha=scale)").replace(
+        "g.sum(0), None", "grad.sum(0), None")
+    notebook_check("en", "define-op", scaled_after, namespace, "hood_nb_ref")
+    printed = notebook_check("en", "checks", solution(checks_snippet), namespace, "hood_nb_ref")
+    assert printed[-1] == "checks: right", printed
+    printed = notebook_check("en", "define", solution(reference_snippet), namespace, "hood_nb_ref")
+    ran = printed[:next(k for k, line in enumerate(printed) if line.startswith("define: wrong"))]
+    assert "y: max |custom op - reference| > 1e-06" in ran and "dx: max |custom op - reference| < 1e-06" in ran
+    assert localize(reference_reading("\n".join(ran)), "en").startswith("A line marked `>` differs")
+    assert localize(reference_reading("\n".join(ran)), "es").startswith("Una línea marcada con `>`")
+    right = [line.replace("> 1e-06", "< 1e-06") for line in ran]
+    assert localize(reference_reading("\n".join(right)), "en").startswith("The op computes what")
