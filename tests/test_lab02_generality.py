@@ -18,6 +18,7 @@ from snippets.custom_ops import head as head_snippet
 from snippets.custom_ops.record_ops import RecordOps
 from snippets.custom_ops import scaled_linear as op_snippet
 from snippets.custom_ops.scaled_linear import define_scaled_linear
+from snippets.lab02 import run as lab02_run
 
 TORCH = Path(torch.__file__).parent
 PAGES = Path(__file__).resolve().parents[1] / "docs"
@@ -355,3 +356,24 @@ def test_the_report_reads_section_1_from_the_bounds_printed():
     assert localize(reference_reading("\n".join(ran)), "es").startswith("Una línea marcada con `>`")
     right = [line.replace("> 1e-06", "< 1e-06") for line in ran]
     assert localize(reference_reading("\n".join(right)), "en").startswith("The op computes what")
+
+
+@pytest.mark.usefixtures("like_a_block")
+def test_the_report_says_what_fails_without_a_fake_kernel_not_that_the_attempts_failed():
+    """A `define_scaled_linear` that ignores `fake=False` passes step 2's checks, so the report is written, while
+    step 6 prints `no error` three times: REPORT.md's section 6 says what fails without a fake kernel, not that
+    the three attempts above it failed."""
+    from snippets.custom_ops import checks as checks_snippet, no_fake as no_fake_snippet
+
+    namespace = {}
+    always_fake = solution(op_snippet).replace("    if fake:\n", "    if True:\n")
+    assert always_fake != solution(op_snippet)
+    notebook_check("en", "define-op", always_fake, namespace, "hood_nb_fake")
+    assert notebook_check("en", "checks", solution(checks_snippet), namespace, "hood_nb_fake")[-1] == "checks: right"
+    printed = notebook_check("en", "no-fake", solution(no_fake_snippet), namespace, "hood_nb_fake")
+    for attempt in ("meta tensors", "torch.compile", "opcheck"):
+        assert f"{attempt}: no error" in printed, printed
+    source = " ".join(inspect.getsource(lab02_run).replace('"\n', "").replace('               "', "").split())
+    assert "all fail with the same message" not in source and "fallan, todos," not in source
+    assert "test do: without one, each of them fails with the same message" in source
+    assert "sí lo necesitan: sin él, los tres fallan con el mismo mensaje" in source

@@ -111,10 +111,11 @@ def lab02_report(scaled_linear):
                "`generated_backward.py`.")),
         section(words(en="6. Without register_fake", es="6. Sin register_fake"), no_fake, words(
             en="Real tensors never need the fake kernel. Meta tensors, torch.compile (which traces "
-               "with fake tensors) and opcheck's fake-tensor test all fail with the same message.",
+               "with fake tensors) and opcheck's fake-tensor test do: without one, each of them fails with the "
+               "same message.",
             es="Los tensores reales nunca necesitan el kernel fake. Los tensores meta, torch.compile (que traza "
-               "con tensores fake) y la prueba de tensores fake de opcheck fallan, todos, con el mismo "
-               "mensaje.")),
+               "con tensores fake) y la prueba de tensores fake de opcheck sí lo necesitan: sin él, los tres fallan "
+               "con el mismo mensaje.")),
         section(words(en="7. Pitfall: one name, two definitions", es="7. Trampa: un nombre, dos definiciones"),
                 redefine, words(
             en="A second `custom_op` with the same name replaces the first without a word; the operator "
