@@ -28,7 +28,7 @@ def test_the_detach_is_called_only_under_a_dispatch_mode(scaled_linear, capsys):
     printed = capsys.readouterr().out
     assert localize(printed, "en").splitlines() == [
         "profiler, no dispatch mode: aten::detach called 0 times",
-        "profiler, under RecordOps:  aten::detach called 1 times; RecordOps saw aten.detach.default"]
+        "profiler, under RecordOps:  aten::detach called 1 time; RecordOps saw aten.detach.default"]
     assert localize(printed, "es").splitlines() == [
         "profiler, sin modo de dispatch: aten::detach se llamó 0 veces",
         "profiler, bajo RecordOps:       aten::detach se llamó 1 vez; RecordOps vio aten.detach.default"]

@@ -51,8 +51,9 @@ def who_detaches():
     moded = sum(e.name == "aten::detach" for e in prof.events())
 
     def called(n):
-        times_es = "vez" if n == 1 else "veces"
-        return words(en=f"aten::detach called {n} times", es=f"aten::detach se llamó {n} {times_es}")
+        one = n == 1
+        return words(en=f"aten::detach called {n} {'time' if one else 'times'}",
+                     es=f"aten::detach se llamó {n} {'vez' if one else 'veces'}")
 
     print(words(en="profiler, no dispatch mode:", es="profiler, sin modo de dispatch:"), called(plain))
     print(words(en="profiler, under RecordOps: ", es="profiler, bajo RecordOps:      "), called(moded)
