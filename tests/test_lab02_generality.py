@@ -377,3 +377,36 @@ def test_the_report_says_what_fails_without_a_fake_kernel_not_that_the_attempts_
     assert "all fail with the same message" not in source and "fallan, todos," not in source
     assert "test do: without one, each of them fails with the same message" in source
     assert "sí lo necesitan: sin él, los tres fallan con el mismo mensaje" in source
+
+
+@pytest.mark.usefixtures("like_a_block")
+def test_a_compiled_backward_cached_for_the_first_definition_outlives_a_redefinition():
+    """After a second definition with another backward, eager follows it, but `torch.compile` (Dynamo reset) gets the
+    first definition's backward back from the autograd cache, whose key has the graph, not the backward
+    (pytorch#144344); with that cache off it compiles the second. The note, the pitfalls and REPORT.md say so."""
+    from torch._functorch import config as functorch_config
+
+    name, shapes = "hood_lab02::scaled_linear_cached", ((2, 4), (3, 4), (3,))
+
+    def db(op, compiled):
+        torch._dynamo.reset()
+        x, W, b = (torch.randn(s, generator=torch.Generator().manual_seed(0)).requires_grad_() for s in shapes)
+        fn = lambda x, W, b: op(x, W, b, 0.5).sum()  # noqa: E731 - the same graph for both definitions
+        (torch.compile(fn, fullgraph=True) if compiled else fn)(x, W, b).backward()
+        return b.grad
+
+    first = define_scaled_linear(name)
+    with functorch_config.patch(enable_autograd_cache=True):
+        assert torch.equal(db(first, True), torch.full((3,), 1.0))  # two rows of 0.5
+        second = define_scaled_linear(name, autograd=False)
+        second.register_autograd(lambda ctx, grad: (None, None, 2 * grad.sum(0), None))
+        assert torch.equal(db(second, False), torch.full((3,), 4.0))
+        assert torch.equal(db(second, True), torch.full((3,), 1.0))  # the first definition's backward
+    with functorch_config.patch(enable_autograd_cache=False):
+        assert torch.equal(db(second, True), torch.full((3,), 4.0))
+    for language, stated in (("en", "`torch._functorch.config.enable_autograd_cache = False`"),
+                             ("es", "`torch._functorch.config.enable_autograd_cache = False`")):
+        assert stated in (PAGES / language / PAGE).read_text(), language
+    source = " ".join(inspect.getsource(lab02_run).replace('"\n', "").replace('               "', "").split())
+    assert "can still reuse a backward compiled from the first" in source
+    assert "puede seguir reutilizando un backward compilado a partir de la primera" in source

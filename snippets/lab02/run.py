@@ -118,11 +118,13 @@ def lab02_report(scaled_linear):
                "con el mismo mensaje.")),
         section(words(en="7. Pitfall: one name, two definitions", es="7. Trampa: un nombre, dos definiciones"),
                 redefine, words(
-            en="A second `custom_op` with the same name replaces the first without a word; the operator "
-               "then behaves as the second definition says. Define each op once, in a module imported once.",
-            es="Un segundo `custom_op` con el mismo nombre sustituye al primero en silencio; a partir de ahí, el "
-               "operador se comporta como dice la segunda definición. Define cada operador una sola vez, en un "
-               "módulo que se importe una sola vez.")),
+            en="A second `custom_op` with the same name replaces the first without a word; eager calls then "
+               "follow the second definition, while `torch.compile` can still reuse a backward compiled from the "
+               "first. Define each op once, in a module imported once.",
+            es="Un segundo `custom_op` con el mismo nombre sustituye al primero en silencio; a partir de ahí, las "
+               "llamadas en eager siguen la segunda definición, pero `torch.compile` puede seguir reutilizando un "
+               "backward compilado a partir de la primera. Define cada operador una sola vez, en un módulo que se "
+               "importe una sola vez.")),
     ])
     return {
         "REPORT.md": report,
