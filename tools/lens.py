@@ -14,15 +14,16 @@ import re
 import subprocess
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
+
+from tools import constraints
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def pins_with(torch_version: str) -> list[str]:
     """The project's pinned dependencies, with torch at `torch_version` instead of its pin."""
-    pins = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    pins = constraints.project()["dependencies"]
     return [f"torch=={torch_version}" if re.match(r"torch\b", pin) else pin for pin in pins]
 
 

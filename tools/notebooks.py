@@ -19,7 +19,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from hood.engine.fingerprint import torch_build
 from hood.engine.normalize import normalise
 from hood.engine.settings import Settings
 from hood.engine.traces import trace_body, trace_path
+from tools import constraints
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -41,7 +41,7 @@ LANGUAGES = ("en", "es")
 def reader_pins(requires: tuple[str, ...] = ()) -> list[str]:
     """What a reader installs: the pinned torch, the notebook runner (`[project.optional-dependencies] reader`)
     and the packages a page `requires`, at the project's pins."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    project = constraints.project()
     pin = {p.split("==")[0]: p for p in project["dependencies"]}
     return [pin["torch"], *project["optional-dependencies"]["reader"], *(pin[name] for name in requires)]
 

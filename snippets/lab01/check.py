@@ -24,6 +24,10 @@ def autograd_gradients(dtype=torch.float32):
 
 
 # --8<-- [start:body]
+WRONG = words(en="wrong", es="incorrecto")
+"""The verdict `check` ends a line with when a gradient is off by more than `tol`."""
+
+
 def check(name, mine, dtype=torch.float32, tol=1e-6):
     """Compare `mine`, your gradient of the loss for `name` (x, W1, b1, W2, b2, h, logp, z1, z2), with the one
     autograd computes in `dtype`: right when they differ by less than `tol`."""
@@ -37,7 +41,7 @@ def check(name, mine, dtype=torch.float32, tol=1e-6):
                                 es=f"forma equivocada {tuple(mine.shape)}, la de autograd es {tuple(real.shape)}"))
         return False
     agreement = max_diff(mine, real, tol)
-    verdict = words(en="right", es="correcto") if agreement.within else words(en="wrong", es="incorrecto")
+    verdict = words(en="right", es="correcto") if agreement.within else WRONG
     print(f"{name}:", words(en=f"max |mine - autograd| {agreement}:",
                             es=f"diferencia máxima con autograd {agreement}:"), verdict)
     return agreement.within

@@ -15,6 +15,7 @@ from hood.capture.figure import light
 from hood.labkit import manifest, objective, parse_args, printed_by, section, write_deliverables
 from snippets.autograd.mlp import mlp_forward, mlp_params
 from snippets.lab01.by_hand import backward_by_hand, hand_formulas, topological
+from snippets.lab01.check import WRONG
 from snippets.lab01.formulas import (
     addmm_backward, as_signed, log_softmax_backward, log_softmax_backward_diagonal, nll_loss_backward,
     relu_backward, t_backward,
@@ -81,8 +82,7 @@ def lab01_report():
     mlp = captured(mlp_by_hand) + captured(mlp_by_hand, torch.float64)
     checks = captured(gradchecks)
     mistake = captured(catch_the_mistake)  # read from what `check` printed: the task asks for no return value
-    wrong = " " + words(en="wrong", es="incorrecto")  # the verdict `check` ends a leaf's line with
-    caught = mistake_caught(any(line.endswith(wrong) for line in mistake.splitlines()),
+    caught = mistake_caught(any(line.endswith(" " + WRONG) for line in mistake.splitlines()),
                             not gradcheck_hand(log_softmax_backward_diagonal, only_x=True))
     x, _, _ = running_example()
     W1, b1, W2, b2, target = mlp_params()
